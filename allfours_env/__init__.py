@@ -1,7 +1,16 @@
-"""All Fours for reinforcement learning: rules engine and PettingZoo AEC environment."""
+"""All Fours for reinforcement learning: rules engine and PettingZoo AEC environment.
+
+    from allfours_env import env
+    e = env(preset="yorkshire")          # or "traditional" (players=2/3/4), "seven_up"
+"""
 from .cards import NUM_ACTIONS, action_name, card_code, parse_action, parse_card
 from .engine import GameState, IllegalActionError
+from .env import env, raw_env
+from .observation import ENCODING_VERSION, OBS_SIZE, encode, views
 from .rules import PRESETS, Rules, make_rules
+from .view import seat_view
 
-__all__ = ["GameState", "IllegalActionError", "NUM_ACTIONS", "PRESETS", "Rules", "action_name", "card_code",
-           "make_rules", "parse_action", "parse_card"]
+__version__ = "0.1.0"
+__all__ = ["ENCODING_VERSION", "GameState", "IllegalActionError", "NUM_ACTIONS", "OBS_SIZE", "PRESETS", "Rules",
+           "action_name", "card_code", "encode", "env", "make_rules", "parse_action", "parse_card", "raw_env",
+           "seat_view", "views"]

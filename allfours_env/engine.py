@@ -245,7 +245,7 @@ class GameState:
         cards = self.hands[p]
         self.hands[p] = 0
         self.played_by[p] |= cards
-        self.thrown |= cards
+        self.thrown = self.thrown + [(p, cards)]
         self.out |= 1 << p
         self.pending &= ~(1 << p)
         self._next_in_trick(p)
@@ -263,7 +263,9 @@ class GameState:
 
     def _finish_trick(self) -> None:
         trump, led = self.trump, self.led
-        best_key, winner, cards = -1, -1, self.thrown
+        best_key, winner, cards = -1, -1, 0
+        for _seat, m in self.thrown:
+            cards |= m
         for seat, c in self.trick:
             cards |= 1 << c
             s = c // 13
@@ -272,9 +274,9 @@ class GameState:
                 best_key, winner = key, seat
         self.won_by[winner] |= cards
         self.captured[self.side(winner)] |= cards
-        self.tricks.append((tuple(self.trick), self.thrown, winner))
+        self.tricks.append((tuple(self.trick), tuple(self.thrown), winner))
         self.trick = []
-        self.thrown = 0
+        self.thrown = []
         self.pending = 0
         self.led = -1
         self.current = winner
@@ -330,8 +332,8 @@ class GameState:
         self.trick = []
         self.led = -1
         self.pending = 0
-        self.thrown = 0
-        self.tricks = []
+        self.thrown = []  # (seat, cards) thrown into the current trick
+        self.tricks = []  # (plays, thrown, winner) of each finished trick
         self.begged = False
         self.gave_one = False
         self.runs = 0

@@ -1,0 +1,191 @@
+"""All Fours as a PettingZoo AEC environment: a thin adaptor over the rules engine.
+
+| Import             | `from allfours_env import env, raw_env`                          |
+|--------------------|------------------------------------------------------------------|
+| Actions            | Discrete(57)                                                     |
+| Parallel API       | No                                                               |
+| Manual control     | `allfours play`                                                  |
+| Agents             | `player_0` .. `player_{n-1}` (index = seat, play order)          |
+| Agents count       | 4 (yorkshire), 2/3/4 (traditional), 2 (seven_up)                 |
+| Observation shape  | (OBS_SIZE,) float32 in [0, 1], see `allfours_env.observation`    |
+| Action mask        | int8 (57,), the legal actions of the agent to move; zeros else   |
+
+`env(preset="yorkshire", render_mode=None, **options)`; presets `yorkshire`, `traditional`,
+`seven_up`; options `players`, `target`, `must_follow_suit`, `throw_in`, `reward` ("match" or
+"points"), `episode` ("match" or "hand"), `low_cut_deals`.
+
+### Actions
+| id     | action                                                       |
+|--------|--------------------------------------------------------------|
+| 0..51  | play card `suit * 13 + rank` (suits C D H S, ranks 2..A)     |
+| 52     | STAND: eldest accepts the turned-up suit as trump            |
+| 53     | BEG: eldest refuses it                                       |
+| 54     | GIVE_ONE: dealer gives the begging side one point            |
+| 55     | RUN_PACK: dealer deals three more each and turns up again    |
+| 56     | THROW_IN: throw the whole hand into the trick (Yorkshire)    |
+
+### Rewards
+"match" (default): +1 to each agent of the side that reaches the target, -1 to each loser
+(-0.5 each with three players), 0 before. "points": at each hand's end, own side's points
+minus the mean of the other sides'. With `episode="hand"` the episode ends after one hand and
+the reward defaults to "points".
+
+### Infos
+`infos[agent]["scores"]` always; `infos[agent]["hand_result"]` on the step a hand ends.
+
+### Reset options
+`reset(seed=None, options={"deal": {"dealer", "hands", "stock"}, "scores": [...]})`.
+"""
+
+from __future__ import annotations
+
+import random
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .cards import NUM_ACTIONS
+from .engine import GameState
+from .observation import OBS_SIZE, encode
+from .render import render_text
+from .rules import make_rules
+from .view import seat_view
+
+RESET_OPTIONS = ("deal", "scores")
+
+
+def env(preset: str = "yorkshire", render_mode: str | None = None, **options):
+    """The wrapped environment: an illegal action ends the game with -1 for the offender."""
+    e = raw_env(preset, render_mode=render_mode, **options)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
+    metadata = {"render_modes": ["ansi", "human"], "name": "allfours_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, preset: str = "yorkshire", render_mode: str | None = None, **options):
+        super().__init__()
+        self.rules = make_rules(preset, **options)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        n = self.rules.players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self._action_space = spaces.Discrete(NUM_ACTIONS)
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+        })
+        self.action_spaces = {a: self._action_space for a in self.possible_agents}
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self._seeder = random.Random()
+        self.state: GameState | None = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._seeder.seed(seed)
+        options = options or {}
+        if not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:  # a warning, not an error: PettingZoo's api_test passes a dummy option
+            gymnasium.logger.warn(f"ignoring unknown reset option(s) {unknown}: valid are {list(RESET_OPTIONS)}")
+        self.state = GameState.new(self.rules, seed=self._seeder.getrandbits(63), deal=options.get("deal"),
+                                   scores=options.get("scores"))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {"scores": list(self.state.scores)} for a in self.agents}
+        self._hands_seen = 0
+        self._after_change()
+        if self.state.done:  # the first turn-up already won the match
+            self.agent_selection = self.agents[self.state.dealer]
+        else:
+            self.agent_selection = self.agents[self.state.current]
+        self._cumulative_rewards = dict(self.rewards)  # rewards of an instant finish stay visible
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        state = self.state
+        state.apply(int(action))
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        self._after_change()
+        if not state.done:
+            self.agent_selection = self.agents[state.current]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _after_change(self) -> None:
+        """Rewards, infos and terminations after the engine moved on."""
+        state = self.state
+        scores = list(state.scores)
+        hand_ended = state.hand_no != self._hands_seen
+        for a in self.agents:
+            self.infos[a] = {"scores": scores}
+        if hand_ended:
+            self._hands_seen = state.hand_no
+            result = state.hand_result
+            for a in self.agents:
+                self.infos[a]["hand_result"] = result
+            if self.rules.reward == "points":
+                for a, r in zip(self.agents, state.points_rewards(result["points"])):
+                    self.rewards[a] = r
+        if state.done:
+            if self.rules.reward == "match":
+                for a, r in zip(self.agents, state.match_rewards()):
+                    self.rewards[a] = r
+            for a in self.agents:
+                self.terminations[a] = True
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        state = self.state
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if state.current_player == seat:
+            legal = state.legal_mask()
+            mask[:] = np.unpackbits(np.frombuffer(legal.to_bytes(8, "little"), dtype=np.uint8),
+                                    count=NUM_ACTIONS, bitorder="little")
+        return {"observation": encode(state, seat), "action_mask": mask}
+
+    def view(self, agent) -> dict:
+        """JSON-serialisable structured view of what ``agent`` may know."""
+        return seat_view(self.state, self.agent_name_mapping[agent])
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        viewer = self.agent_name_mapping.get(self.agent_selection, 0)
+        text = render_text(self.state, viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass

@@ -1,0 +1,142 @@
+"""Observation encoder: one flat float32 vector per seat, with named views.
+
+Everything is relative to the observer: relative seat ``r = (seat - observer) % players``, so
+the observer is 0 and, with four players, its partner is 2. Slots for seats a game does not
+have stay zero, so one network serves 2, 3 and 4 players. The vector holds perfect recall of
+what the seat may know in the current hand and nothing it may not: the Yorkshire pitcher's
+partner sees an empty hand until the first card is led.
+
+Layout, version ``ENCODING_VERSION`` (``VIEWS`` maps name -> (start, shape)):
+
+| view           | shape   | meaning                                                         |
+|----------------|---------|-----------------------------------------------------------------|
+| hand           | 52      | cards in the observer's hand                                     |
+| dealt          | 52      | cards dealt to the observer this hand (for High and Low)         |
+| played         | 4 x 52  | cards each relative seat has played or thrown in this hand       |
+| won            | 4 x 52  | cards in the tricks each relative seat has won this hand         |
+| trick          | 4 x 52  | the card each relative seat has in the current trick             |
+| turnups        | 52      | every card turned up this hand (including while running the pack)|
+| turnup         | 52      | the current turn-up                                              |
+| unseen         | 52      | cards the observer has not seen (held by others or undealt)      |
+| trump          | 5       | trump suit C D H S, or none yet                                  |
+| led            | 5       | suit led to the current trick, or none                          |
+| phase          | 3       | stand_or_beg, give_or_run, play                                  |
+| decisions      | 2       | eldest begged; dealer gave one                                   |
+| dealer         | 4       | relative seat of the dealer                                      |
+| eldest         | 4       | relative seat of the eldest (first to lead)                      |
+| out            | 4       | relative seats that have thrown in                               |
+| voids          | 4 x 4   | suits each relative seat has shown it lacks                      |
+| hidden         | 1       | the observer may not look at its hand yet                        |
+| players        | 3       | 2, 3 or 4 players                                                |
+| preset         | 3       | yorkshire, traditional, seven_up                                 |
+| flags          | 2       | must_follow_suit, throw_in                                       |
+| scores         | 4       | match score of each relative seat's side / target (capped at 1)  |
+| hand_points    | 4       | points each relative seat's side scored this hand / target       |
+| hand_sizes     | 4       | cards held by each relative seat / 12                            |
+| runs           | 1       | times the pack was run this deal / 4                             |
+| tricks         | 1       | tricks completed this hand / 12                                  |
+| target         | 1       | target / 21                                                      |
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import ALL_CARDS
+from .engine import GIVE_OR_RUN, PLAY, STAND_OR_BEG, GameState
+
+ENCODING_VERSION = 1
+PRESET_ORDER = ("yorkshire", "traditional", "seven_up")
+
+_BIT_VIEWS = (
+    ("hand", (52,)), ("dealt", (52,)), ("played", (4, 52)), ("won", (4, 52)), ("trick", (4, 52)),
+    ("turnups", (52,)), ("turnup", (52,)), ("unseen", (52,)), ("trump", (5,)), ("led", (5,)), ("phase", (3,)),
+    ("decisions", (2,)), ("dealer", (4,)), ("eldest", (4,)), ("out", (4,)), ("voids", (4, 4)), ("hidden", (1,)),
+    ("players", (3,)), ("preset", (3,)), ("flags", (2,)),
+)
+_FLOAT_VIEWS = (("scores", (4,)), ("hand_points", (4,)), ("hand_sizes", (4,)), ("runs", (1,)), ("tricks", (1,)),
+                ("target", (1,)))
+
+
+def _layout():
+    views, pos = {}, 0
+    for name, shape in _BIT_VIEWS + _FLOAT_VIEWS:
+        views[name] = (pos, shape)
+        pos += int(np.prod(shape))
+    return views, pos
+
+
+VIEWS, OBS_SIZE = _layout()
+N_BITS = sum(int(np.prod(s)) for _, s in _BIT_VIEWS)
+_N_BYTES = (N_BITS + 7) // 8
+_OFF = {name: VIEWS[name][0] for name in VIEWS}
+_PHASE_BIT = {STAND_OR_BEG: 0, GIVE_OR_RUN: 1, PLAY: 2}
+
+
+def views(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Split an observation (or a batch, leading axes kept) into its named views."""
+    lead = obs.shape[:-1]
+    return {name: obs[..., start:start + int(np.prod(shape))].reshape(*lead, *shape)
+            for name, (start, shape) in VIEWS.items()}
+
+
+def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation of seat ``observer`` (float32, length ``OBS_SIZE``)."""
+    n = state.n
+    rules = state.rules
+    rel = [(observer + r) % n for r in range(n)]  # relative seat r -> absolute seat
+    hidden = state.hidden_hand(observer)
+    hand = 0 if hidden else state.hands[observer]
+    dealt = 0 if hidden else state.dealt[observer]
+    seen = hand
+    for m in state.played_by:
+        seen |= m
+    turnups = 0
+    for c in state.turnups:
+        turnups |= 1 << c
+    seen |= turnups
+    o = _OFF
+    bits = hand | dealt << o["dealt"] | turnups << o["turnups"] | (ALL_CARDS & ~seen) << o["unseen"]
+    if state.turnup >= 0:
+        bits |= 1 << (o["turnup"] + state.turnup)
+    p_off, w_off, t_off, v_off = o["played"], o["won"], o["trick"], o["voids"]
+    for r in range(n):
+        s = rel[r]
+        bits |= state.played_by[s] << (p_off + 52 * r) | state.won_by[s] << (w_off + 52 * r)
+        bits |= state.voids[s] << (v_off + 4 * r)
+    for s, c in state.trick:
+        bits |= 1 << (t_off + 52 * ((s - observer) % n) + c)
+    bits |= 1 << (o["trump"] + (state.trump if state.trump >= 0 else 4))
+    bits |= 1 << (o["led"] + (state.led if state.led >= 0 else 4))
+    if state.phase in _PHASE_BIT:
+        bits |= 1 << (o["phase"] + _PHASE_BIT[state.phase])
+    bits |= (state.begged | state.gave_one << 1) << o["decisions"]
+    bits |= 1 << (o["dealer"] + (state.dealer - observer) % n)
+    bits |= 1 << (o["eldest"] + (state.eldest - observer) % n)
+    out_seats = state.out
+    if out_seats:
+        for r in range(n):
+            if out_seats >> rel[r] & 1:
+                bits |= 1 << (o["out"] + r)
+    bits |= hidden << o["hidden"]
+    bits |= 1 << (o["players"] + n - 2)
+    bits |= 1 << (o["preset"] + PRESET_ORDER.index(rules.preset))
+    bits |= (rules.must_follow_suit | rules.throw_in << 1) << o["flags"]
+
+    if out is None:
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+    out[:N_BITS] = np.unpackbits(np.frombuffer(bits.to_bytes(_N_BYTES, "little"), dtype=np.uint8),
+                                 count=N_BITS, bitorder="little")
+    target = rules.target
+    f = [0.0] * (OBS_SIZE - N_BITS)
+    for r in range(n):
+        s = rel[r]
+        side = state.side(s)
+        f[r] = min(state.scores[side] / target, 1.0)
+        f[4 + r] = min(state.hand_points[side] / target, 1.0)
+        f[8 + r] = state.hands[s].bit_count() / 12
+    f[12] = min(state.runs / 4, 1.0)
+    f[13] = len(state.tricks) / 12
+    f[14] = min(target / 21, 1.0)
+    out[N_BITS:] = f
+    return out
