@@ -41,7 +41,8 @@ def parse_card(code: str) -> int:
     if not isinstance(code, str):
         raise ValueError(f"card code must be a string like 'TH', got {code!r}")
     if len(code) != 2 or code[0].upper() not in RANKS or code[1].upper() not in SUITS:
-        raise ValueError(f"bad card code {code!r}: expected rank (one of {RANKS}) then suit (one of {SUITS}), e.g. 'TH'")
+        raise ValueError(f"bad card code {code!r}: expected a rank (one of {RANKS}) then a suit (one of {SUITS}),"
+                         " e.g. 'TH'")
     return SUITS.index(code[1].upper()) * 13 + RANKS.index(code[0].upper())
 
 

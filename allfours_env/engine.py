@@ -17,8 +17,21 @@ from __future__ import annotations
 import random
 
 from .cards import (
-    ABOVE_NINE, ALL_CARDS, BEG, CARD_GAME_VALUE, GIVE_ONE, JACK, NUM_CARDS, RUN_PACK, STAND, SUIT_MASK, SUITS,
-    THROW_IN, mask_of, mask_to_list, parse_card,
+    ABOVE_NINE,
+    ALL_CARDS,
+    BEG,
+    CARD_GAME_VALUE,
+    GIVE_ONE,
+    JACK,
+    NUM_CARDS,
+    RUN_PACK,
+    STAND,
+    SUIT_MASK,
+    SUITS,
+    THROW_IN,
+    mask_of,
+    mask_to_list,
+    parse_card,
 )
 from .rules import Rules, make_rules
 

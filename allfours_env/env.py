@@ -45,8 +45,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from . import wrappers
 from .cards import NUM_ACTIONS
 from .engine import GameState
 from .observation import OBS_SIZE, encode

@@ -80,61 +80,64 @@ def views(obs: np.ndarray) -> dict[str, np.ndarray]:
             for name, (start, shape) in VIEWS.items()}
 
 
+_HAND, _DEALT, _PLAYED, _WON, _TRICK = (_OFF[k] for k in ("hand", "dealt", "played", "won", "trick"))
+_TURNUPS, _TURNUP, _UNSEEN, _TRUMP, _LED, _PHASE = (_OFF[k] for k in ("turnups", "turnup", "unseen", "trump", "led",
+                                                                      "phase"))
+_DECISIONS, _DEALER, _ELDEST, _OUT, _VOIDS, _HIDDEN = (_OFF[k] for k in ("decisions", "dealer", "eldest", "out",
+                                                                         "voids", "hidden"))
+_PLAYERS, _PRESET, _FLAGS = (_OFF[k] for k in ("players", "preset", "flags"))
+_N_FLOATS = OBS_SIZE - N_BITS
+
+
 def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np.ndarray:
     """The observation of seat ``observer`` (float32, length ``OBS_SIZE``)."""
     n = state.n
     rules = state.rules
-    rel = [(observer + r) % n for r in range(n)]  # relative seat r -> absolute seat
     hidden = state.hidden_hand(observer)
     hand = 0 if hidden else state.hands[observer]
     dealt = 0 if hidden else state.dealt[observer]
-    seen = hand
-    for m in state.played_by:
-        seen |= m
+    played_by, won_by, voids = state.played_by, state.won_by, state.voids
     turnups = 0
     for c in state.turnups:
         turnups |= 1 << c
-    seen |= turnups
-    o = _OFF
-    bits = hand | dealt << o["dealt"] | turnups << o["turnups"] | (ALL_CARDS & ~seen) << o["unseen"]
-    if state.turnup >= 0:
-        bits |= 1 << (o["turnup"] + state.turnup)
-    p_off, w_off, t_off, v_off = o["played"], o["won"], o["trick"], o["voids"]
+    seen = hand | turnups
+    bits = hand | dealt << _DEALT | turnups << _TURNUPS
     for r in range(n):
-        s = rel[r]
-        bits |= state.played_by[s] << (p_off + 52 * r) | state.won_by[s] << (w_off + 52 * r)
-        bits |= state.voids[s] << (v_off + 4 * r)
+        s = (observer + r) % n
+        seen |= played_by[s]
+        bits |= played_by[s] << (_PLAYED + 52 * r) | won_by[s] << (_WON + 52 * r) | voids[s] << (_VOIDS + 4 * r)
+        if state.out >> s & 1:
+            bits |= 1 << (_OUT + r)
+    bits |= (ALL_CARDS & ~seen) << _UNSEEN
+    if state.turnup >= 0:
+        bits |= 1 << (_TURNUP + state.turnup)
     for s, c in state.trick:
-        bits |= 1 << (t_off + 52 * ((s - observer) % n) + c)
-    bits |= 1 << (o["trump"] + (state.trump if state.trump >= 0 else 4))
-    bits |= 1 << (o["led"] + (state.led if state.led >= 0 else 4))
-    if state.phase in _PHASE_BIT:
-        bits |= 1 << (o["phase"] + _PHASE_BIT[state.phase])
-    bits |= (state.begged | state.gave_one << 1) << o["decisions"]
-    bits |= 1 << (o["dealer"] + (state.dealer - observer) % n)
-    bits |= 1 << (o["eldest"] + (state.eldest - observer) % n)
-    out_seats = state.out
-    if out_seats:
-        for r in range(n):
-            if out_seats >> rel[r] & 1:
-                bits |= 1 << (o["out"] + r)
-    bits |= hidden << o["hidden"]
-    bits |= 1 << (o["players"] + n - 2)
-    bits |= 1 << (o["preset"] + PRESET_ORDER.index(rules.preset))
-    bits |= (rules.must_follow_suit | rules.throw_in << 1) << o["flags"]
+        bits |= 1 << (_TRICK + 52 * ((s - observer) % n) + c)
+    trump, led = state.trump, state.led
+    bits |= 1 << (_TRUMP + (trump if trump >= 0 else 4)) | 1 << (_LED + (led if led >= 0 else 4))
+    phase = _PHASE_BIT.get(state.phase)
+    if phase is not None:
+        bits |= 1 << (_PHASE + phase)
+    bits |= (state.begged | state.gave_one << 1) << _DECISIONS
+    bits |= 1 << (_DEALER + (state.dealer - observer) % n) | 1 << (_ELDEST + (state.eldest - observer) % n)
+    bits |= hidden << _HIDDEN | 1 << (_PLAYERS + n - 2) | 1 << (_PRESET + PRESET_ORDER.index(rules.preset))
+    bits |= (rules.must_follow_suit | rules.throw_in << 1) << _FLAGS
 
     if out is None:
         out = np.empty(OBS_SIZE, dtype=np.float32)
     out[:N_BITS] = np.unpackbits(np.frombuffer(bits.to_bytes(_N_BYTES, "little"), dtype=np.uint8),
                                  count=N_BITS, bitorder="little")
     target = rules.target
-    f = [0.0] * (OBS_SIZE - N_BITS)
+    scores, hand_points, hands = state.scores, state.hand_points, state.hands
+    f = [0.0] * _N_FLOATS
     for r in range(n):
-        s = rel[r]
-        side = state.side(s)
-        f[r] = min(state.scores[side] / target, 1.0)
-        f[4 + r] = min(state.hand_points[side] / target, 1.0)
-        f[8 + r] = state.hands[s].bit_count() / 12
+        s = (observer + r) % n
+        side = s % 2 if n == 4 else s
+        sc = scores[side] / target
+        f[r] = sc if sc < 1.0 else 1.0
+        hp = hand_points[side] / target
+        f[4 + r] = hp if hp < 1.0 else 1.0
+        f[8 + r] = hands[s].bit_count() / 12
     f[12] = min(state.runs / 4, 1.0)
     f[13] = len(state.tricks) / 12
     f[14] = min(target / 21, 1.0)

@@ -1,0 +1,262 @@
+"""The PettingZoo AEC environment, its observations and its public contract (SPEC section 6)."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from allfours_env import OBS_SIZE, card_code, env, parse_card, raw_env, views
+from allfours_env.cards import BEG, GIVE_ONE, NUM_ACTIONS, RUN_PACK, STAND
+from allfours_env.render import render_text
+
+CASES = [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
+         ("seven_up", {}), ("yorkshire", {"must_follow_suit": True}), ("traditional", {"episode": "hand"})]
+
+YORK_DEAL = {"dealer": 3, "hands": [
+    ["AH", "3C", "4C", "5C", "6C", "7C"],
+    ["KH", "8C", "9C", "TC", "JC", "QC"],
+    ["2H", "KC", "AC", "2D", "3D", "4D"],
+    ["QH", "5D", "6D", "7D", "8D", "9D"],
+]}
+
+
+def play_random(e, rng, max_steps=5000):
+    """Random legal play through the AEC loop; returns the list of (agent, action)."""
+    moves = []
+    for agent in e.agent_iter(max_steps):
+        obs, _r, term, trunc, _info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        a = int(rng.choice(legal))
+        moves.append((agent, a))
+        e.step(a)
+    return moves
+
+
+@pytest.mark.parametrize("preset,options", CASES)
+def test_pettingzoo_api_and_seed_tests(preset, options):
+    api_test(env(preset, **options), num_cycles=300)
+    seed_test(partial(env, preset, **options), num_cycles=300)
+
+
+@pytest.mark.parametrize("preset,options", CASES[:5])
+def test_mask_is_exactly_the_legal_set_of_the_agent_to_move(preset, options):
+    e = env(preset, **options)
+    e.reset(seed=7)
+    rng = np.random.default_rng(0)
+    state = e.unwrapped.state
+    for _ in range(200):
+        if state.done:
+            break
+        mover = e.agent_selection
+        for agent in e.agents:
+            mask = e.observe(agent)["action_mask"]
+            assert mask.dtype == np.int8 and mask.shape == (NUM_ACTIONS,)
+            if agent == mover:
+                assert set(np.flatnonzero(mask)) == set(state.legal_actions())
+                assert mask.sum() > 0
+            else:
+                assert mask.sum() == 0
+        legal = np.flatnonzero(e.observe(mover)["action_mask"])
+        e.step(int(rng.choice(legal)))
+        state = e.unwrapped.state
+
+
+def test_spaces_are_identity_stable_and_shaped():
+    e = raw_env("traditional", players=3)
+    assert e.possible_agents == ["player_0", "player_1", "player_2"]
+    for a in e.possible_agents:
+        assert e.action_space(a) is e.action_space(a)
+        assert e.observation_space(a) is e.observation_space(a)
+        assert e.action_space(a).n == 57
+        assert e.observation_space(a)["observation"].shape == (OBS_SIZE,)
+    e.reset(seed=1)
+    obs = e.observe("player_0")
+    assert e.observation_space("player_0").contains(obs)
+
+
+def test_reset_deal_option_sets_hands_dealer_and_trump_from_first_lead():
+    e = env("yorkshire")
+    e.reset(seed=0, options={"deal": YORK_DEAL})
+    state = e.unwrapped.state
+    assert state.dealer == 3 and e.agent_selection == "player_0"  # eldest = dealer + 1
+    hand = views(e.observe("player_0")["observation"])["hand"]
+    assert {card_code(c) for c in np.flatnonzero(hand)} == set(YORK_DEAL["hands"][0])
+    e.step(parse_card("AH"))  # the pitch sets trump (Yorkshire text, section 02)
+    assert views(e.observe("player_1")["observation"])["trump"].tolist() == [0, 0, 1, 0, 0]
+
+
+def test_reset_scores_option_and_infos_scores_always_present():
+    e = env("seven_up")
+    e.reset(seed=3, options={"scores": [5, 6]})
+    for agent in e.agents:
+        assert e.infos[agent]["scores"] == [5, 6]
+    play_random(e, np.random.default_rng(1))
+    assert max(e.unwrapped.state.scores) >= 7
+
+
+def test_bad_reset_options_raise_value_error():
+    e = env("traditional")
+    with pytest.raises(ValueError, match="deal"):
+        e.reset(seed=0, options={"deal": {"dealer": 0, "hands": [["AH"] * 6] * 4, "stock": []}})
+    with pytest.raises(ValueError, match="scores"):
+        e.reset(seed=0, options={"scores": [1, 2, 3]})
+    with pytest.raises(ValueError, match="render_mode"):
+        raw_env("yorkshire", render_mode="rgb_array")
+
+
+def test_pitchers_partner_sees_an_empty_hand_until_the_lead():
+    """SPEC 4 / Yorkshire 02: "The pitcher's partner must not look at their hand until that lead"."""
+    e = env("yorkshire")
+    e.reset(seed=0, options={"deal": YORK_DEAL})
+    partner = "player_2"  # pitcher is seat 0 (dealer 3)
+    v = views(e.observe(partner)["observation"])
+    assert v["hand"].sum() == 0 and v["dealt"].sum() == 0 and v["hidden"][0] == 1
+    assert e.unwrapped.view(partner)["hand"] == [] and e.unwrapped.view(partner)["hand_hidden"]
+    assert "(not yet seen)" in render_text(e.unwrapped.state, 2) and "2H" not in render_text(e.unwrapped.state, 2)
+    e.step(parse_card("AH"))
+    v = views(e.observe(partner)["observation"])
+    assert {card_code(c) for c in np.flatnonzero(v["hand"])} == set(YORK_DEAL["hands"][2]) and v["hidden"][0] == 0
+
+
+def test_observation_does_not_depend_on_cards_the_observer_cannot_see():
+    """Swapping two opponents' hidden cards leaves the observer's observation unchanged."""
+    other = {"dealer": 3, "hands": [YORK_DEAL["hands"][0], YORK_DEAL["hands"][3], YORK_DEAL["hands"][2],
+                                    YORK_DEAL["hands"][1]]}
+    obs = []
+    for deal in (YORK_DEAL, other):
+        e = env("yorkshire")
+        e.reset(seed=0, options={"deal": deal})
+        obs.append(e.observe("player_0")["observation"])
+    assert np.array_equal(obs[0], obs[1])
+    # ...while the observer's own hand does change it.
+    e = env("yorkshire")
+    e.reset(seed=0, options={"deal": {"dealer": 3, "hands": [YORK_DEAL["hands"][1], YORK_DEAL["hands"][0],
+                                                            YORK_DEAL["hands"][2], YORK_DEAL["hands"][3]]}})
+    assert not np.array_equal(obs[0], e.observe("player_0")["observation"])
+
+
+def test_observation_is_relative_to_the_observer():
+    e = env("yorkshire")
+    e.reset(seed=0, options={"deal": YORK_DEAL})
+    e.step(parse_card("AH"))
+    for seat in range(4):
+        v = views(e.observe(f"player_{seat}")["observation"])
+        # seat 0 led AH: it appears in the trick plane of relative seat (0 - seat) % 4
+        rel = (0 - seat) % 4
+        assert v["trick"][rel][parse_card("AH")] == 1 and v["trick"].sum() == 1
+        assert v["dealer"][(3 - seat) % 4] == 1
+
+
+def test_hand_result_reward_and_termination_in_match_mode():
+    e = env("yorkshire")
+    e.reset(seed=11)
+    results, total = [], {a: 0.0 for a in e.possible_agents}
+    rng = np.random.default_rng(2)
+    for agent in e.agent_iter():
+        obs, r, term, trunc, info = e.last()
+        total[agent] += r
+        if "hand_result" in info and (not results or info["hand_result"] is not results[-1]):
+            results.append(info["hand_result"])
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    state = e.unwrapped.state
+    assert state.done and state.winner in (0, 1)
+    assert results, "hand results must appear in infos"
+    keys = {"trump", "high", "low", "jack", "jack_points", "game", "game_totals", "points"}
+    assert all(set(res) == keys for res in results)
+    assert [sum(res["points"][s] for res in results) for s in (0, 1)] == state.scores
+    for agent, seat in e.unwrapped.agent_name_mapping.items():
+        assert total[agent] == (1.0 if seat % 2 == state.winner else -1.0)
+
+
+def test_points_reward_mode_pays_each_hand():
+    e = env("traditional", players=3, reward="points")
+    e.reset(seed=5)
+    total = {a: 0.0 for a in e.possible_agents}
+    rng = np.random.default_rng(3)
+    for agent in e.agent_iter():
+        obs, r, term, trunc, _ = e.last()
+        total[agent] += r
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    scores = e.unwrapped.state.scores
+    for seat in range(3):
+        others = [scores[s] for s in range(3) if s != seat]
+        assert total[f"player_{seat}"] == pytest.approx(scores[seat] - sum(others) / 2)
+
+
+def test_episode_hand_stops_after_one_hand_with_points_reward():
+    e = env("seven_up", episode="hand")
+    e.reset(seed=9)
+    play_random(e, np.random.default_rng(4))
+    state = e.unwrapped.state
+    assert state.done and state.hand_no == 1
+    assert e.unwrapped.rules.reward == "points"
+
+
+def test_illegal_action_through_env_ends_the_game_with_a_penalty(caplog):
+    e = env("traditional")
+    e.reset(seed=0)
+    offender = e.agent_selection
+    obs = e.observe(offender)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    e.step(illegal)
+    assert "Illegal move" in caplog.text
+    assert all(e.terminations.values())
+    assert e._cumulative_rewards[offender] == -1
+
+
+def test_raw_env_rejects_an_illegal_action_with_value_error():
+    e = raw_env("traditional")
+    e.reset(seed=0)
+    assert e.unwrapped.state.legal_actions() == [STAND, BEG]
+    with pytest.raises(ValueError, match="illegal action GIVE_ONE"):
+        e.step(GIVE_ONE)
+    e.step(BEG)
+    assert e.unwrapped.state.legal_actions() == [GIVE_ONE, RUN_PACK]
+
+
+def test_same_seed_same_match_different_seed_different_match():
+    def run(seed):
+        e = env("traditional", players=2)
+        e.reset(seed=seed)
+        return play_random(e, np.random.default_rng(0))
+    assert run(21) == run(21)
+    assert run(21) != run(22)
+
+
+def test_ansi_render_shows_trump_scores_and_only_the_viewers_hand():
+    e = env("yorkshire", render_mode="ansi")
+    e.reset(seed=0, options={"deal": YORK_DEAL})
+    e.step(parse_card("AH"))
+    text = e.render()
+    assert "trump hearts" in text and "side 0: 0" in text
+    viewer_line = next(line for line in text.splitlines() if "player_1" in line)
+    assert "8C 9C TC JC QC KH" in viewer_line  # player_1 is to move and sees its own hand...
+    other_line = next(line for line in text.splitlines() if "player_3" in line)
+    assert "[6 cards]" in other_line  # ...but not player_3's
+
+
+def test_structured_view_is_json_and_hides_other_hands():
+    e = env("traditional")
+    e.reset(seed=4)
+    state = e.unwrapped.state
+    v = e.unwrapped.view("player_1")
+    text = json.dumps(v)
+    for seat in (0, 2, 3):
+        for c in range(52):
+            if state.hands[seat] >> c & 1:
+                assert f'"{card_code(c)}"' not in json.dumps(v["hand"])
+    assert v["hand"] == [card_code(c) for c in range(52) if state.hands[1] >> c & 1]
+    assert json.loads(text)["turnup"] == card_code(state.turnup)
