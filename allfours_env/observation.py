@@ -32,9 +32,9 @@ Layout, version ``ENCODING_VERSION`` (``VIEWS`` maps name -> (start, shape)):
 | flags          | 2       | must_follow_suit, throw_in                                       |
 | scores         | 4       | match score of each relative seat's side / target (capped at 1)  |
 | hand_points    | 4       | points each relative seat's side scored this hand / target       |
-| hand_sizes     | 4       | cards held by each relative seat / 12                            |
+| hand_sizes     | 4       | cards held by each relative seat / 24 (two players can hold 21)  |
 | runs           | 1       | times the pack was run this deal / 4                             |
-| tricks         | 1       | tricks completed this hand / 12                                  |
+| tricks         | 1       | tricks completed this hand / 24                                  |
 | target         | 1       | target / 21                                                      |
 """
 
@@ -137,9 +137,9 @@ def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np
         f[r] = sc if sc < 1.0 else 1.0
         hp = hand_points[side] / target
         f[4 + r] = hp if hp < 1.0 else 1.0
-        f[8 + r] = hands[s].bit_count() / 12
+        f[8 + r] = hands[s].bit_count() / 24
     f[12] = min(state.runs / 4, 1.0)
-    f[13] = len(state.tricks) / 12
+    f[13] = len(state.tricks) / 24
     f[14] = min(target / 21, 1.0)
     out[N_BITS:] = f
     return out

@@ -244,7 +244,7 @@ def test_ansi_render_shows_trump_scores_and_only_the_viewers_hand():
     assert "trump hearts" in text and "side 0: 0" in text
     viewer_line = next(line for line in text.splitlines() if "player_1" in line)
     assert "8C 9C TC JC QC KH" in viewer_line  # player_1 is to move and sees its own hand...
-    other_line = next(line for line in text.splitlines() if "player_3" in line)
+    other_line = next(line for line in text.splitlines() if line.startswith("  player_3"))
     assert "[6 cards]" in other_line  # ...but not player_3's
 
 
@@ -260,3 +260,23 @@ def test_structured_view_is_json_and_hides_other_hands():
                 assert f'"{card_code(c)}"' not in json.dumps(v["hand"])
     assert v["hand"] == [card_code(c) for c in range(52) if state.hands[1] >> c & 1]
     assert json.loads(text)["turnup"] == card_code(state.turnup)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_observations_stay_in_bounds_when_the_pack_is_run_to_the_end(players):
+    """Two players can hold 21 cards after running the pack five times; the encoding must still fit."""
+    e = raw_env("traditional", players=players)
+    space = e.observation_space("player_0")
+    rng = np.random.default_rng(0)
+    deepest = 0
+    for seed in range(40):
+        e.reset(seed=seed)
+        while not e.unwrapped.state.done:
+            state = e.unwrapped.state
+            legal = state.legal_actions()
+            a = RUN_PACK if RUN_PACK in legal else (BEG if BEG in legal else int(rng.choice(legal)))
+            e.step(a)
+            deepest = max(deepest, max(h.bit_count() for h in e.unwrapped.state.hands))
+            for agent in e.agents:
+                assert space.contains(e.observe(agent))
+    assert deepest >= 6 + 3 * 3  # the pack was run at least three times in a row

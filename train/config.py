@@ -1,0 +1,247 @@
+"""Every training hyperparameter in one dataclass; YAML presets under configs/ and key=value overrides.
+
+    cfg = load_config("configs/yorkshire.yaml", ["lr=1e-4", "rules.target=7"])
+
+A YAML file holds a mapping of field names (a subset of ``TrainConfig``); ``base: other.yaml``
+inherits another file (paths relative to the file). Unknown keys, in a file or on the command
+line, are a ``ValueError`` naming the key and the closest valid ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CONFIG_DIR = REPO_ROOT / "configs"
+DEFAULT_CONFIG = "yorkshire"
+
+
+@dataclass
+class TrainConfig:
+    # ---- game
+    preset: str = "yorkshire"
+    rules: dict = field(default_factory=dict)  # rule options: players, target, must_follow_suit, throw_in, ...
+    # ---- run
+    seed: int = 1
+    run_name: str = ""  # default: <preset>-<timestamp>
+    runs_dir: str = "runs"
+    max_minutes: float = 60.0  # wall-clock budget of training (0 = none); counts across resumes
+    total_steps: int = 0  # decision budget (0 = none); the run stops at whichever budget ends first
+    torch_threads: int = 2  # threads for the PPO update
+    rollout_threads: int = 1  # threads for inference while collecting (small batches: 1 avoids thread fights)
+    # ---- collection
+    num_envs: int = 256  # games stepped in lockstep
+    rollout_steps: int = 64  # lockstep steps per rollout (decisions per rollout = num_envs * rollout_steps)
+    # ---- network
+    hidden: list = field(default_factory=lambda: [256, 256])
+    privileged_critic: bool = False  # the value head also sees every seat's hand while training
+    # ---- PPO
+    lr: float = 3e-4
+    lr_final: float = 3e-5  # linear decay towards this over the budget (= lr: constant)
+    adam_eps: float = 1e-5
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    update_epochs: int = 2
+    minibatch_size: int = 4096
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    norm_adv: bool = True
+    ent_coef: float = 0.01
+    ent_coef_final: float = 0.01  # linear schedule like lr
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float = 0.0  # stop the epochs of an update early past this approx KL (0 = never)
+    # ---- rewards
+    points_reward: float = 0.0  # shaping: scale of (own side's points - others') each time points are scored
+    points_reward_final: float = 0.0  # linear schedule; the match result (+1/-1) is always the main reward
+    # ---- opponent pool (shares of games; normalised)
+    opp_latest: float = 0.6  # every seat plays the current policy
+    opp_snapshot: float = 0.3  # the other side plays a frozen past policy from the pool
+    opp_scripted: float = 0.1  # the other side plays a scripted baseline
+    scripted_opponents: list = field(default_factory=lambda: ["heuristic", "random"])
+    snapshot_every: int = 20  # updates between pool snapshots
+    pool_size: int = 16  # snapshots kept (oldest dropped, the first is kept)
+    snapshot_slots: int = 2  # snapshots active in one rollout (each costs one forward per step)
+    # ---- evaluation, logging, checkpoints
+    eval_every_minutes: float = 5.0  # 0 = never
+    eval_matches: int = 100  # duplicate pairs are counted as 2 matches
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
+    search_eval_every: int = 0  # every k-th evaluation also plays "search" (0 = never)
+    search_eval_matches: int = 20
+    best_metric: str = "heuristic"  # best.pt = highest win rate against this opponent
+    log_every_updates: int = 1
+    checkpoint_every_minutes: float = 2.0
+    checkpoint_every_updates: int = 0  # 0 = by time only
+    progress_bar: bool = True
+
+    # ------------------------------------------------------------------
+    def validate(self) -> TrainConfig:
+        from allfours_env.rules import make_rules
+
+        make_rules(self.preset, **self.rules)  # ValueError on a bad preset or option
+        pos_int = ("num_envs", "rollout_steps", "update_epochs", "minibatch_size", "pool_size", "torch_threads",
+                   "rollout_threads", "snapshot_every", "log_every_updates", "eval_matches")
+        for name in pos_int:
+            if getattr(self, name) < 1:
+                raise ValueError(f"config {name} must be >= 1, got {getattr(self, name)}")
+        if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
+            raise ValueError(f"config hidden must be a list of positive ints, got {self.hidden!r}")
+        shares = (self.opp_latest, self.opp_snapshot, self.opp_scripted)
+        if min(shares) < 0 or sum(shares) <= 0:
+            raise ValueError(f"opponent shares must be >= 0 and not all 0, got {shares}")
+        if self.opp_scripted > 0 and not self.scripted_opponents:
+            raise ValueError("opp_scripted > 0 needs at least one entry in scripted_opponents")
+        for name in ("lr", "gamma", "gae_lambda", "clip_coef"):
+            if not 0 < getattr(self, name) <= 1:
+                raise ValueError(f"config {name} must be in (0, 1], got {getattr(self, name)}")
+        if self.max_minutes < 0 or self.total_steps < 0:
+            raise ValueError("max_minutes and total_steps must be >= 0")
+        return self
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "config") -> TrainConfig:
+        cfg = cls()
+        for k, v in d.items():
+            _set(cfg, k, v, where)
+        return cfg
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
+def _unknown(key: str, where: str) -> ValueError:
+    close = difflib.get_close_matches(key, FIELDS, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; valid keys: {', '.join(FIELDS)}"
+    return ValueError(f"unknown config key {key!r} in {where}{hint}")
+
+
+def _coerce(name: str, value: Any, where: str) -> Any:
+    default = getattr(TrainConfig(), name)
+    kind = type(default)
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+            return value.lower() in ("true", "yes", "on", "1")
+        raise ValueError(f"config {name} must be true or false, got {value!r} ({where})")
+    if kind is int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, str):
+            try:
+                value = int(float(value))
+            except ValueError:
+                pass
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"config {name} must be an int, got {value!r} ({where})")
+        return value
+    if kind is float:
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                pass
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ValueError(f"config {name} must be a number, got {value!r} ({where})")
+        return float(value)
+    if kind is str:
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise ValueError(f"config {name} must be a string, got {value!r} ({where})")
+        return value
+    if kind is list:
+        if isinstance(value, str):
+            value = [v for v in value.split(",") if v]
+        if not isinstance(value, list):
+            raise ValueError(f"config {name} must be a list, got {value!r} ({where})")
+        return value
+    if kind is dict:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError(f"config {name} must be a mapping, got {value!r} ({where})")
+        return dict(value)
+    return value
+
+
+def _set(cfg: TrainConfig, key: str, value: Any, where: str) -> None:
+    if "." in key:  # rules.players=2
+        head, sub = key.split(".", 1)
+        if head != "rules":
+            raise _unknown(key, where)
+        cfg.rules = {**cfg.rules, sub: value}
+        return
+    if key not in FIELDS:
+        raise _unknown(key, where)
+    setattr(cfg, key, _coerce(key, value, where))
+
+
+def resolve_config_path(path: str | Path | None) -> Path:
+    """A config path, or a preset name such as "smoke" meaning configs/smoke.yaml."""
+    if path is None:
+        path = DEFAULT_CONFIG
+    p = Path(path)
+    if p.suffix not in (".yaml", ".yml") and not p.exists():
+        p = CONFIG_DIR / f"{path}.yaml"
+    if not p.exists():
+        names = sorted(q.stem for q in CONFIG_DIR.glob("*.yaml"))
+        raise ValueError(f"config file {str(path)!r} not found; presets in {CONFIG_DIR}: {names}")
+    return p
+
+
+def _read_yaml(path: Path, seen: tuple = ()) -> dict:
+    if path.resolve() in seen:
+        raise ValueError(f"config {path} inherits itself through 'base'")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ValueError(f"config {path} is not valid YAML: {e}") from e
+    if not isinstance(data, dict):
+        raise ValueError(f"config {path} must hold a mapping of keys to values, got {type(data).__name__}")
+    base = data.pop("base", None)
+    if base:
+        merged = _read_yaml((path.parent / base).resolve(), seen + (path.resolve(),))
+        rules = {**merged.get("rules", {}), **(data.pop("rules", None) or {})}
+        merged.update(data)
+        if rules:
+            merged["rules"] = rules
+        return merged
+    return data
+
+
+def parse_overrides(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"override {item!r} must look like key=value (e.g. lr=1e-4)")
+        key, text = item.split("=", 1)
+        key = key.strip()
+        try:
+            value = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError:
+            value = text
+        out[key] = value
+    return out
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | dict | None = None) -> TrainConfig:
+    p = resolve_config_path(path)
+    cfg = TrainConfig.from_dict(_read_yaml(p), where=str(p))
+    ov = parse_overrides(overrides) if isinstance(overrides, list) else (overrides or {})
+    for k, v in ov.items():
+        _set(cfg, k, v, "command line overrides")
+    return cfg.validate()
+
+
+def save_config(cfg: TrainConfig, path: Path) -> None:
+    path.write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
