@@ -52,11 +52,11 @@ class GameState:
     """One All Fours match (or one hand, with ``episode="hand"``)."""
 
     __slots__ = (
-        "rules", "n", "seed", "deals", "scores", "done", "winner", "hand_no",
+        "rules", "n", "seed", "deals", "scores", "done", "winner",
         "dealer", "eldest", "phase", "current", "trump", "turnup", "turnups", "first_proposed", "stock", "stock_pos",
         "hands", "dealt", "played_by", "won_by", "captured", "out", "voids",
         "trick", "led", "pending", "thrown", "tricks", "begged", "gave_one", "runs", "redeals",
-        "hand_points", "hand_result", "history", "_legal",
+        "hand_points", "hand_results", "history", "_legal",
     )
 
     # ------------------------------------------------------------------ construction
@@ -78,8 +78,7 @@ class GameState:
         s.scores = _check_scores(scores, rules) if scores is not None else [0] * rules.sides
         s.done = False
         s.winner = None
-        s.hand_no = 0
-        s.hand_result = None
+        s.hand_results = ()
         if deal is not None:
             dealer, hands, stock = _check_deal(deal, rules)
             s._start_hand(dealer)
@@ -98,7 +97,6 @@ class GameState:
         c.scores = self.scores[:]
         c.done = self.done
         c.winner = self.winner
-        c.hand_no = self.hand_no
         c.dealer = self.dealer
         c.eldest = self.eldest
         c.phase = self.phase
@@ -126,7 +124,7 @@ class GameState:
         c.runs = self.runs
         c.redeals = self.redeals
         c.hand_points = self.hand_points[:]
-        c.hand_result = self.hand_result
+        c.hand_results = self.hand_results
         c.history = self.history[:]
         c._legal = self._legal
         return c
@@ -134,6 +132,19 @@ class GameState:
     # ------------------------------------------------------------------ queries
     def side(self, seat: int) -> int:
         return seat % 2 if self.n == 4 else seat
+
+    @property
+    def hand_no(self) -> int:
+        """Hands finished so far in this match (a redeal is not a new hand)."""
+        return len(self.hand_results)
+
+    @property
+    def hand_result(self) -> dict | None:
+        """The result of the latest finished hand (``hand_results`` holds them all, in order).
+
+        One action can finish two hands: the last card scores a hand, and the next deal's turn-up
+        wins the match before play. Read ``hand_results[k]`` for hand ``k``."""
+        return self.hand_results[-1] if self.hand_results else None
 
     @property
     def sides(self) -> int:
@@ -439,12 +450,11 @@ class GameState:
 
     def _end_before_play(self) -> None:
         """A turn-up or take-one won the match before any card was played."""
-        self.hand_result = {
+        self.hand_results += ({
             "trump": SUITS[self.trump] if self.trump >= 0 else None,
             "high": None, "low": None, "jack": None, "jack_points": 0, "game": None,
             "game_totals": [0] * self.sides, "points": self.hand_points[:],
-        }
-        self.hand_no += 1
+        },)
 
     def categories(self) -> dict:
         """High, Low, Jack and Game of the finished play (side or None, as in ``hand_result``)."""
@@ -486,8 +496,7 @@ class GameState:
             if side is not None and self._award(side, pts):
                 break
         result["points"] = self.hand_points[:]
-        self.hand_result = result
-        self.hand_no += 1
+        self.hand_results += (result,)
         if self.done:
             return
         if self.rules.episode == "hand":

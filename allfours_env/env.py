@@ -31,7 +31,10 @@ minus the mean of the other sides'. With `episode="hand"` the episode ends after
 the reward defaults to "points".
 
 ### Infos
-`infos[agent]["scores"]` always; `infos[agent]["hand_result"]` on the step a hand ends.
+`infos[agent]["scores"]` always; `infos[agent]["hand_result"]` on the step a hand ends, and
+`infos[agent]["hand_results"]`, the list of every hand that ended on that step: one, or
+rarely two, when the last card of a hand is followed by a turn-up of the next deal that wins
+the match ("hand_result" is then the played hand, the first of the two).
 
 ### Reset options
 `reset(seed=None, options={"deal": {"dealer", "hands", "stock"}, "scores": [...]})`.
@@ -144,16 +147,18 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         """Rewards, infos and terminations after the engine moved on."""
         state = self.state
         scores = list(state.scores)
-        hand_ended = state.hand_no != self._hands_seen
         for a in self.agents:
             self.infos[a] = {"scores": scores}
-        if hand_ended:
+        if state.hand_no != self._hands_seen:
+            # Usually one hand ended; rarely two (the last card, then the next turn-up won the match).
+            ended = state.hand_results[self._hands_seen:]
             self._hands_seen = state.hand_no
-            result = state.hand_result
             for a in self.agents:
-                self.infos[a]["hand_result"] = result
+                self.infos[a]["hand_result"] = ended[0]
+                self.infos[a]["hand_results"] = list(ended)
             if self.rules.reward == "points":
-                for a, r in zip(self.agents, state.points_rewards(result["points"])):
+                points = [sum(r["points"][side] for r in ended) for side in range(state.sides)]
+                for a, r in zip(self.agents, state.points_rewards(points)):
                     self.rewards[a] = r
         if state.done:
             if self.rules.reward == "match":
