@@ -10,6 +10,9 @@ COMMANDS = {
     "eval": ("agents.eval_cli", "play duplicate matches between agents and report win rates"),
     "play": ("agents.play_cli", "play a match in the terminal against the bots"),
     "bench": ("allfours_env.bench", "measure environment and engine speed"),
+    "serve": ("agents.serve.serve_cmd", "serve the bots over HTTP (JSON API with an OpenAPI description)"),
+    "bot": ("agents.serve.bot_cmd", "answer bot requests as JSON lines on stdin/stdout (for subprocess use)"),
+    "export": ("agents.export_cmd", "export a trained policy to ONNX with a model card and golden test vectors"),
 }
 
 

@@ -1,0 +1,256 @@
+"""ONNX export of a trained policy, with a model card, so a frontend in any language can run the bot.
+
+    allfours export bot:yorkshire -o yorkshire.onnx          # a shipped bot
+    allfours export runs/yorkshire-.../best.pt -o bot.onnx   # any training checkpoint
+
+Writes ``bot.onnx`` and its model card ``bot.card.json`` (also embedded in the ONNX file's
+metadata under ``allfours_model_card``, without the test vectors).
+
+The ONNX graph (opset 17, batch axis dynamic):
+
+    inputs   observation  float32 [batch, OBS_SIZE]  allfours_env.observation.encode(state, seat)
+             action_mask  float32 [batch, 57]        1.0 for a legal action, 0.0 otherwise
+    outputs  probabilities float32 [batch, 57]       softmax over the legal actions (0 elsewhere)
+             logits        float32 [batch, 57]       illegal actions at -1e9
+
+Every row needs at least one legal action. The card holds what a frontend needs to use it:
+the observation encoding version and layout (``views``: name -> [start, shape]), the action ids
+(index -> card code or decision word), the preset and rules the policy was trained on, and
+golden test vectors: for states reached in play, the seat's view (the request format of the
+bot server), the observation, the mask and the expected probabilities. A frontend checks its
+own encoder against ``observation`` and its ONNX runtime against ``probabilities``.
+
+Only a policy network can be exported (``agents.neural.NeuralAgent``): the scripted and search
+bots are code, served by ``allfours serve`` / ``allfours bot`` instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from allfours_env import ENCODING_VERSION, OBS_SIZE, GameState, __version__, action_name, encode, seat_view
+from allfours_env.cards import NUM_ACTIONS
+from allfours_env.engine import PLAY
+from allfours_env.observation import VIEWS
+from allfours_env.rules import OPTION_NAMES, PRESETS, make_rules
+
+CARD_FORMAT = "allfours-onnx-policy"
+CARD_FORMAT_VERSION = 1
+OPSET = 17
+INPUTS = ("observation", "action_mask")
+OUTPUTS = ("probabilities", "logits")
+
+
+class OnnxPolicy(nn.Module):
+    """The exported graph: (observation, float mask) -> (probabilities, masked logits)."""
+
+    def __init__(self, net: nn.Module):
+        super().__init__()
+        self.net = net
+
+    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor):
+        logits, _ = self.net(observation, action_mask > 0.5, value=False)
+        return torch.softmax(logits, dim=-1), logits
+
+
+def load_policy(spec: str, preset: str | None = None):
+    """A neural agent from a spec: ``bot:<preset>``, a checkpoint path, or anything ``agents.registry`` knows."""
+    from agents import neural
+    if spec.startswith("bot:"):
+        agent = neural.load_bot(spec.split(":", 1)[1])
+    elif Path(spec).exists():
+        agent = neural.load_agent(spec)
+    else:
+        try:
+            from agents.registry import make_agent
+        except ImportError:
+            raise ValueError(f"{spec!r} is neither a checkpoint file nor bot:<preset>") from None
+        agent = make_agent(spec, preset=preset or "yorkshire", seed=0)
+    if not isinstance(getattr(agent, "net", None), nn.Module):
+        raise ValueError(f"{spec!r} is not a policy network (it is {type(agent).__name__}): only trained neural bots "
+                         "can be exported; serve the others with `allfours serve` or `allfours bot`")
+    return agent
+
+
+def _rules_of(agent, preset: str | None):
+    meta = getattr(agent, "meta", None) or {}
+    preset = preset or getattr(agent, "preset", None) or meta.get("preset") or "yorkshire"
+    opts = {}
+    rules = meta.get("rules")
+    if isinstance(rules, dict) and rules.get("preset", preset) == preset:
+        opts = {k: v for k, v in rules.items() if k in OPTION_NAMES}
+        if not opts.get("low_cut_deals"):
+            opts.pop("low_cut_deals", None)
+    try:
+        return make_rules(preset, **opts)
+    except ValueError:
+        return make_rules(preset)
+
+
+def model_card(agent, preset: str | None = None) -> dict:
+    """The model card of a neural agent (no test vectors): what a frontend needs to run its policy."""
+    rules = _rules_of(agent, preset)
+    meta = getattr(agent, "meta", None) or {}
+    net = agent.net
+    progress = meta.get("progress") if isinstance(meta.get("progress"), dict) else {}
+    return {
+        "format": CARD_FORMAT, "format_version": CARD_FORMAT_VERSION,
+        "name": getattr(agent, "name", "neural"),
+        "preset": rules.preset, "rules": rules.to_dict(),
+        "encoding_version": ENCODING_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
+        "action_ids": [action_name(a) for a in range(NUM_ACTIONS)],
+        "views": {k: [start, list(shape)] for k, (start, shape) in VIEWS.items()},
+        "inputs": {"observation": {"dtype": "float32", "shape": ["batch", OBS_SIZE],
+                                   "meaning": "allfours_env.observation.encode(state, seat)"},
+                   "action_mask": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
+                                   "meaning": "1.0 for a legal action, 0.0 otherwise (at least one legal)"}},
+        "outputs": {"probabilities": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
+                                      "meaning": "softmax over the legal actions; 0 for illegal ones"},
+                    "logits": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
+                               "meaning": "masked logits (illegal actions at -1e9)"}},
+        "play": "greedy: the legal action with the highest probability (ties: the lowest id)",
+        "architecture": net.arch() if hasattr(net, "arch") else None,
+        "parameters": int(sum(p.numel() for p in net.parameters())),
+        "training": {"code_version": meta.get("code_version"), "created": meta.get("created"),
+                     "steps": progress.get("steps"), "updates": progress.get("updates")},
+        "exported_by": f"allfours {__version__}",
+    }
+
+
+def golden_states(rules, n: int, seed: int = 0) -> list[tuple[GameState, int]]:
+    """``n`` (state, seat to move) pairs from random play, spread over the phases and the hand."""
+    rng = random.Random(seed)
+    decisions, plays = [], []
+    g = 0
+    while (len(decisions) < n or len(plays) < 4 * n) and g < 200:
+        s = GameState.new(rules, seed=seed * 1000 + g)
+        g += 1
+        while not s.done and s.hand_no < 2:
+            (plays if s.phase == PLAY else decisions).append((s.clone(), s.current))
+            s.apply(rng.choice(s.legal_actions()))
+    n_dec = min(len(decisions), n // 4 if rules.turnup else 0)
+    out = rng.sample(decisions, n_dec) + rng.sample(plays, min(len(plays), n - n_dec))
+    return out
+
+
+def golden_vectors(agent, rules, n: int = 16, seed: int = 0) -> list[dict]:
+    """Test vectors: the seat's view, observation, mask and the policy's probabilities (from PyTorch)."""
+    out = []
+    net = agent.net.eval()
+    wrapper = OnnxPolicy(net).eval()
+    for state, seat in golden_states(rules, n, seed):
+        obs = encode(state, seat)
+        mask = np.zeros(NUM_ACTIONS, np.float32)
+        mask[state.legal_actions()] = 1.0
+        with torch.inference_mode():
+            probs, _ = wrapper(torch.from_numpy(obs)[None], torch.from_numpy(mask)[None])
+        view = seat_view(state, seat)
+        out.append({"view": view, "observation": [float(x) for x in obs], "action_mask": [int(x) for x in mask],
+                    "probabilities": [float(x) for x in probs[0]]})
+    return out
+
+
+def export(agent, path: str | Path, *, preset: str | None = None, vectors: int = 16, seed: int = 0,
+           dynamo: bool = False) -> dict:
+    """Write ``path`` (ONNX) and ``<stem>.card.json``; returns the card (with its golden vectors)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    card = model_card(agent, preset)
+    rules = _rules_of(agent, preset)
+    wrapper = OnnxPolicy(agent.net.eval()).eval()
+    example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            batch = torch.export.Dim("batch", min=1, max=1 << 16)
+            torch.onnx.export(wrapper, example, str(path), input_names=list(INPUTS), output_names=list(OUTPUTS),
+                              dynamo=True, external_data=False, opset_version=18,
+                              dynamic_shapes={"observation": {0: batch}, "action_mask": {0: batch}})
+        else:
+            torch.onnx.export(wrapper, example, str(path), input_names=list(INPUTS), output_names=list(OUTPUTS),
+                              dynamo=False, opset_version=OPSET,
+                              dynamic_axes={k: {0: "batch"} for k in INPUTS + OUTPUTS})
+    _embed_card(path, card)
+    card = {**card, "onnx_file": path.name, "opset": 18 if dynamo else OPSET,
+            "golden": golden_vectors(agent, rules, vectors, seed)}
+    card_path = path.with_name(path.stem + ".card.json")
+    card_path.write_text(_card_json(card))
+    return card
+
+
+def _card_json(card: dict) -> str:
+    """Readable JSON: the card indented, each golden vector on one line."""
+    head = json.dumps({k: v for k, v in card.items() if k != "golden"}, indent=1)
+    golden = ",\n  ".join(json.dumps(g, separators=(",", ":")) for g in card.get("golden", []))
+    return head[:-2] + f',\n "golden": [\n  {golden}\n ]\n}}\n'
+
+
+def _embed_card(path: Path, card: dict) -> None:
+    try:
+        import onnx
+    except ImportError:  # the card file is written anyway
+        return
+    model = onnx.load(str(path))
+    entry = model.metadata_props.add()
+    entry.key, entry.value = "allfours_model_card", json.dumps(card)
+    model.producer_name = "allfours"
+    onnx.save(model, str(path))
+
+
+def check(onnx_path: str | Path, card: dict | None = None, atol: float = 1e-5) -> float:
+    """Run the ONNX file on its card's golden vectors with onnxruntime; the largest difference (raises if > atol)."""
+    import onnxruntime as ort
+    onnx_path = Path(onnx_path)
+    if card is None:
+        card = json.loads(onnx_path.with_name(onnx_path.stem + ".card.json").read_text())
+    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    obs = np.array([g["observation"] for g in card["golden"]], np.float32)
+    mask = np.array([g["action_mask"] for g in card["golden"]], np.float32)
+    want = np.array([g["probabilities"] for g in card["golden"]], np.float32)
+    got = sess.run(["probabilities"], {"observation": obs, "action_mask": mask})[0]
+    diff = float(np.abs(got - want).max()) if len(want) else 0.0
+    if diff > atol:
+        raise ValueError(f"{onnx_path}: onnxruntime differs from PyTorch by {diff:.3g} on the golden vectors")
+    return diff
+
+
+def export_main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="allfours export", description="Export a trained policy to ONNX with a model "
+                                "card (encoding version, action ids, golden test vectors).")
+    p.add_argument("policy", help="bot:<preset> (a shipped bot) or a training checkpoint (.pt or run folder)")
+    p.add_argument("-o", "--output", help="ONNX file to write (default: <name>.onnx in the current folder)")
+    p.add_argument("--preset", choices=sorted(PRESETS), help="preset of the golden vectors (default: the policy's)")
+    p.add_argument("--vectors", type=int, default=16, help="golden test vectors in the card (default 16)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--dynamo", action="store_true", help="use the torch.export-based exporter (opset 18)")
+    p.add_argument("--no-check", action="store_true", help="skip the onnxruntime check on the golden vectors")
+    args = p.parse_args(argv)
+    if args.vectors < 0:
+        p.error("--vectors must be >= 0")
+    try:
+        agent = load_policy(args.policy, args.preset)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"allfours export: {e}", file=sys.stderr)
+        return 2
+    out = Path(args.output or (args.policy.replace(":", "_").replace("/", "_").removesuffix(".pt") + ".onnx"))
+    card = export(agent, out, preset=args.preset, vectors=args.vectors, seed=args.seed, dynamo=args.dynamo)
+    msg = f"wrote {out} and {out.with_name(out.stem + '.card.json')} ({len(card['golden'])} golden vectors)"
+    if not args.no_check and card["golden"]:
+        try:
+            msg += f"; onnxruntime matches PyTorch within {check(out, card):.2g}"
+        except ImportError:
+            msg += "; onnxruntime not installed: not checked (pip install 'allfours[onnx]')"
+        except ValueError as e:
+            print(f"allfours export: {e}", file=sys.stderr)
+            return 1
+    print(msg)
+    return 0

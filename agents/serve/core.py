@@ -1,0 +1,225 @@
+"""What the HTTP server and the JSON-lines protocol share: the bots on offer and the answer to a view.
+
+``BotPool`` holds the bots a server offers (specs for ``agents.registry.make_agent``). A request may
+only name one of them: a client never makes the server load a file of its choosing. Each bot is
+built once per preset and used under a lock, reseeded for every request, so the same request
+always gets the same answer.
+
+``answer(body, pool)`` validates the body (``ActRequest``), rebuilds the game on the engine
+(``allfours_env.replay``), asks the bot, and returns the answer as a dict. Every problem with the
+request raises ``RequestError`` with an HTTP status, a type and a message that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from pydantic import ValidationError
+
+from allfours_env import PRESETS, __version__, action_name
+from allfours_env.replay import ViewError, state_from_request
+
+from .models import ActRequest
+
+DEFAULT_BOTS = ("heuristic", "search", "random")
+
+
+class RequestError(Exception):
+    """A request the server cannot answer: ``status`` (4xx), ``type`` and ``message``."""
+
+    def __init__(self, status: int, type: str, message: str):
+        if len(message) > 1000:  # a message quotes the input: keep it readable
+            message = message[:1000] + " ..."
+        super().__init__(message)
+        self.status, self.type, self.message = status, type, message
+
+    def body(self, id=None) -> dict:
+        out = {"error": {"status": self.status, "type": self.type, "message": self.message}}
+        if id is not None:
+            out["id"] = id
+        return out
+
+
+def validation_message(e: ValidationError | list) -> str:
+    """One line per problem, ``location: message``, from a pydantic error list."""
+    errors = e.errors() if isinstance(e, ValidationError) else e
+    lines = []
+    for err in errors[:10]:
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
+        msg = err.get("msg", "invalid")
+        if err.get("type") == "json_invalid":
+            msg = f"{msg} at character {loc}: {(err.get('ctx') or {}).get('error', '')}"
+            loc = ""
+        lines.append(f"{loc or 'body'}: {msg}")
+    if len(errors) > 10:
+        lines.append(f"... and {len(errors) - 10} more")
+    return "; ".join(lines)
+
+
+def _make_agent(spec: str, preset: str, seed: int):
+    """``agents.registry.make_agent`` when it exists, else a small local map (random, heuristic, search)."""
+    try:
+        from agents.registry import make_agent
+    except ImportError:
+        make_agent = None
+    if make_agent is not None:
+        return make_agent(spec, preset=preset, seed=seed)
+    from agents.heuristic import HeuristicAgent
+    from agents.random_agent import RandomAgent
+    from agents.search import SearchAgent
+    local = {"random": RandomAgent, "heuristic": HeuristicAgent, "search": SearchAgent}
+    if spec in local:
+        return local[spec](seed=seed)
+    if spec.startswith("bot:") or spec.endswith(".pt"):
+        from agents import neural
+        return neural.load_bot(spec[4:], seed=seed) if spec.startswith("bot:") else neural.load_agent(spec, seed=seed)
+    raise ValueError(f"unknown agent spec {spec!r}: choose from {sorted(local)}, bot:<preset> or a checkpoint path")
+
+
+def shipped_bots() -> list[str]:
+    """Specs of the shipped neural bots (``bot:<preset>``, from ``checkpoints/<preset>.pt``) in this installation.
+
+    Looks at ``agents.neural.CHECKPOINT_DIR`` without importing the module (that would import torch).
+    """
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.find_spec("agents.neural")
+    if spec is None or not spec.origin:
+        return []
+    folder = Path(spec.origin).resolve().parents[1] / "checkpoints"
+    return [f"bot:{p}" for p in PRESETS if (folder / f"{p}.pt").exists()]
+
+
+def _first_paragraph(doc: str | None) -> str:
+    if not doc:
+        return ""
+    return " ".join(doc.strip().split("\n\n")[0].split())
+
+
+class BotPool:
+    """The bots on offer (``specs``; default: heuristic, search, random and every shipped bot)."""
+
+    def __init__(self, specs: list[str] | tuple[str, ...] | None = None, make=None):
+        if not specs:
+            specs = list(DEFAULT_BOTS) + shipped_bots()
+        self.specs = list(dict.fromkeys(specs))
+        self._make = make or _make_agent
+        self._agents: dict[tuple[str, str], tuple[object, threading.Lock]] = {}
+        self._lock = threading.Lock()
+        self._cards: dict[str, dict] = {}
+
+    @property
+    def default(self) -> str:
+        return self.specs[0]
+
+    def get(self, spec: str, preset: str):
+        """(agent, lock) for ``spec`` playing ``preset``; RequestError if not on offer or not for this preset."""
+        if spec not in self.specs:
+            raise RequestError(422, "unknown_bot", f"bot {spec!r} is not on offer here: choose one of {self.specs}"
+                                                   " (GET /v1/bots)")
+        key = (spec, preset)
+        with self._lock:
+            entry = self._agents.get(key)
+            if entry is None:
+                try:
+                    agent = self._make(spec, preset, 0)
+                except (ValueError, FileNotFoundError, ImportError) as e:
+                    raise RequestError(422, "bot_unavailable",
+                                       f"bot {spec!r} cannot play preset {preset!r}: {e}") from None
+                entry = self._agents[key] = (agent, threading.Lock())
+        trained_for = getattr(entry[0], "preset", None)
+        if trained_for not in (None, preset):
+            raise RequestError(422, "bot_unavailable", f"bot {spec!r} was trained for preset {trained_for!r}, "
+                                                       f"not {preset!r}: choose another bot (GET /v1/bots)")
+        return entry
+
+    def presets(self, spec: str) -> list[str]:
+        """Presets the bot plays: a neural bot only the one it was trained for."""
+        if spec.startswith("bot:"):
+            return [spec.split(":", 1)[1]]
+        for (s, _), (agent, _) in list(self._agents.items()):
+            if s == spec and getattr(agent, "preset", None) in PRESETS:
+                return [agent.preset]
+        return list(PRESETS)
+
+    def card(self, spec: str) -> dict:
+        """The bot's model card: name, version, kind, whether it has a policy, presets, description."""
+        if spec in self._cards:
+            return self._cards[spec]
+        try:
+            agent, _ = self.get(spec, self.presets(spec)[0])
+        except RequestError as e:
+            if e.type != "bot_unavailable" or self.presets(spec) == list(PRESETS):
+                raise
+            agent, _ = self.get(spec, self.presets(spec)[0])  # a network trained for another preset
+        presets = self.presets(spec)
+        card = getattr(agent, "model_card", None)
+        if callable(card):
+            card = card()
+        if card is None and hasattr(agent, "net"):
+            from agents.export_onnx import model_card
+            card = model_card(agent)
+        kind = ("neural" if card or spec.startswith("bot:") or hasattr(agent, "net")
+                else "search" if spec.startswith("search") else "random" if spec == "random" else "scripted")
+        has_policy = type(agent).policy is not _base_policy()
+        out = {"name": spec, "version": bot_version(agent), "kind": kind, "has_policy": has_policy,
+               "presets": presets, "description": _first_paragraph(type(agent).__doc__)
+               or _first_paragraph(getattr(sys.modules.get(type(agent).__module__), "__doc__", None)),
+               "model_card": card if isinstance(card, dict) else None}
+        self._cards[spec] = out
+        return out
+
+
+def _base_policy():
+    from agents.base import Agent
+    return Agent.policy
+
+
+def bot_version(agent) -> str:
+    """The agent's ``version``, else its checkpoint's code version and date, else the package version."""
+    v = getattr(agent, "version", None)
+    if v:
+        return str(v)
+    meta = getattr(agent, "meta", None)
+    if isinstance(meta, dict) and meta.get("code_version"):
+        return f"{meta['code_version']} ({meta.get('created') or 'undated'})"
+    return __version__
+
+
+def answer(body, pool: BotPool, defaults: dict | None = None) -> dict:
+    """The answer to one request body (a dict, or an ``ActRequest``); RequestError for a bad request."""
+    if isinstance(body, ActRequest):
+        req = body
+    else:
+        if not isinstance(body, dict):
+            raise RequestError(422, "invalid_request", f"the request must be a JSON object, got {type(body).__name__}")
+        if defaults:
+            body = {**{k: v for k, v in defaults.items() if v is not None}, **body}
+        try:
+            req = ActRequest.model_validate(body)
+        except ValidationError as e:
+            raise RequestError(422, "invalid_request", validation_message(e)) from None
+    data = req.model_dump(exclude_unset=True)
+    for k in ("seed", "want_policy", "bot", "id"):
+        data.pop(k, None)
+    seed = req.seed or 0
+    try:
+        state, seat = state_from_request(data, seed=seed)
+    except ViewError as e:
+        raise RequestError(422, "invalid_view", str(e)) from None
+    spec = req.bot or pool.default
+    agent, lock = pool.get(spec, state.rules.preset)
+    with lock:
+        if hasattr(agent, "seed"):
+            agent.seed(seed)
+        action = agent(state, seat)
+        probs = agent.policy(state, seat) if req.want_policy else None
+    legal = state.legal_actions()
+    out = {"action": action_name(action), "action_id": action,
+           "probabilities": ({action_name(a): float(probs.get(a, 0.0)) for a in legal} if probs is not None else None),
+           "legal_actions": [action_name(a) for a in legal], "seat": seat,
+           "bot": {"name": spec, "version": bot_version(agent)}}
+    if req.id is not None:
+        out["id"] = req.id
+    return out
