@@ -33,47 +33,52 @@ class TrainConfig:
     runs_dir: str = "runs"
     max_minutes: float = 60.0  # wall-clock budget of training (0 = none); counts across resumes
     total_steps: int = 0  # decision budget (0 = none); the run stops at whichever budget ends first
-    torch_threads: int = 2  # threads for the PPO update
+    torch_threads: int = 1  # threads for the PPO update (2 fight each other when the other core is busy)
     rollout_threads: int = 1  # threads for inference while collecting (small batches: 1 avoids thread fights)
     # ---- collection
-    num_envs: int = 256  # games stepped in lockstep
-    rollout_steps: int = 64  # lockstep steps per rollout (decisions per rollout = num_envs * rollout_steps)
+    collector: str = "process"  # "process": a worker process collects during the update; "inline": all here
+    num_envs: int = 512  # games stepped in lockstep
+    rollout_steps: int = 32  # lockstep steps per rollout (decisions per rollout = num_envs * rollout_steps)
     # ---- network
     hidden: list = field(default_factory=lambda: [256, 256])
     privileged_critic: bool = False  # the value head also sees every seat's hand while training
+    canonical_suits: bool = True  # relabel suits so trump is always suit 0 (train/symmetry.py)
+    bf16: bool = True  # bfloat16 matmuls in the trunk where the CPU has AVX512-BF16/AMX (else float32)
     # ---- PPO
-    lr: float = 3e-4
-    lr_final: float = 3e-5  # linear decay towards this over the budget (= lr: constant)
+    lr: float = 1e-3
+    lr_final: float = 5e-5  # linear decay towards this over the budget (= lr: constant)
     adam_eps: float = 1e-5
     gamma: float = 1.0
     gae_lambda: float = 0.95
     update_epochs: int = 2
-    minibatch_size: int = 4096
+    minibatch_size: int = 1024
     clip_coef: float = 0.2
     clip_vloss: bool = True
     norm_adv: bool = True
     ent_coef: float = 0.01
-    ent_coef_final: float = 0.01  # linear schedule like lr
+    ent_coef_final: float = 0.002  # linear schedule like lr
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     target_kl: float = 0.0  # stop the epochs of an update early past this approx KL (0 = never)
     # ---- rewards
-    points_reward: float = 0.0  # shaping: scale of (own side's points - others') each time points are scored
-    points_reward_final: float = 0.0  # linear schedule; the match result (+1/-1) is always the main reward
+    points_reward: float = 0.1  # shaping: scale of (own side's points - others') each time points are scored
+    points_reward_final: float = 0.02  # linear schedule; the match result (+1/-1) is always the main reward
     # ---- opponent pool (shares of games; normalised)
-    opp_latest: float = 0.6  # every seat plays the current policy
-    opp_snapshot: float = 0.3  # the other side plays a frozen past policy from the pool
-    opp_scripted: float = 0.1  # the other side plays a scripted baseline
-    scripted_opponents: list = field(default_factory=lambda: ["heuristic", "random"])
-    snapshot_every: int = 20  # updates between pool snapshots
+    opp_latest: float = 0.45  # every seat plays the current policy
+    opp_snapshot: float = 0.15  # the other side plays a frozen past policy from the pool
+    opp_scripted: float = 0.4  # the other side plays a scripted baseline
+    scripted_opponents: list = field(default_factory=lambda: ["heuristic"])
+    snapshot_every: int = 25  # updates between pool snapshots
     pool_size: int = 16  # snapshots kept (oldest dropped, the first is kept)
     snapshot_slots: int = 2  # snapshots active in one rollout (each costs one forward per step)
     # ---- evaluation, logging, checkpoints
     eval_every_minutes: float = 5.0  # 0 = never
-    eval_matches: int = 100  # duplicate pairs are counted as 2 matches
+    eval_matches: int = 200  # each deal is played once per seating (2 matches; 3 with three players)
+    eval_seed: int = 0  # the same deals at every evaluation (as `allfours eval --seed`), so curves compare
     eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
-    search_eval_every: int = 0  # every k-th evaluation also plays "search" (0 = never)
-    search_eval_matches: int = 20
+    search_eval_every: int = 6  # every k-th evaluation also plays search_opponent (0 = never)
+    search_eval_matches: int = 10
+    search_opponent: str = "search"  # agent spec, e.g. "search:worlds=8" for a cheaper one
     best_metric: str = "heuristic"  # best.pt = highest win rate against this opponent
     log_every_updates: int = 1
     checkpoint_every_minutes: float = 2.0
@@ -92,6 +97,8 @@ class TrainConfig:
                 raise ValueError(f"config {name} must be >= 1, got {getattr(self, name)}")
         if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
             raise ValueError(f"config hidden must be a list of positive ints, got {self.hidden!r}")
+        if self.collector not in ("inline", "process"):
+            raise ValueError(f"config collector must be 'inline' or 'process', got {self.collector!r}")
         shares = (self.opp_latest, self.opp_snapshot, self.opp_scripted)
         if min(shares) < 0 or sum(shares) <= 0:
             raise ValueError(f"opponent shares must be >= 0 and not all 0, got {shares}")

@@ -23,7 +23,8 @@ N_FLOATS = OBS_SIZE - N_BITS
 # observer may not see. The policy never gets this; only the value head while training.
 PRIV_SIZE = 4 * 52
 
-_FAST = _obs.ENCODING_VERSION == 1  # the layout below mirrors encoding version 1
+_FAST = _obs.ENCODING_VERSION == 1  # the layout below mirrors encoding version 1 (checked on first use)
+_CHECKED = False
 _o = _obs._OFF
 _OD, _OTS, _OU, _OT1 = _o["dealt"], _o["turnups"], _o["unseen"], _o["turnup"]
 _OP, _OW, _OTR, _OV = _o["played"], _o["won"], _o["trick"], _o["voids"]
@@ -84,25 +85,46 @@ def _bits(state: GameState, observer: int) -> int:
     return bits
 
 
-def _floats(state: GameState, observer: int) -> list[float]:
+def _raw_floats(state: GameState, observer: int) -> tuple:
+    """Unscaled float features: scores and hand points per relative seat's side, hand sizes, runs,
+    tricks, target (scaled in one numpy pass by ``_scale_floats``)."""
     n = state.n
-    target = state.rules.target
-    scores, points, hands = state.scores, state.hand_points, state.hands
-    f = [0.0] * N_FLOATS
-    for r in range(n):
-        s = (observer + r) % n
-        side = s % 2 if n == 4 else s
-        f[r] = min(scores[side] / target, 1.0)
-        f[4 + r] = min(points[side] / target, 1.0)
-        f[8 + r] = hands[s].bit_count() / 12
-    f[12] = min(state.runs / 4, 1.0)
-    f[13] = len(state.tricks) / 12
-    f[14] = min(target / 21, 1.0)
+    sc, hp, h = state.scores, state.hand_points, state.hands
+    if n == 4:
+        a = observer & 1
+        b = a ^ 1
+        return (sc[a], sc[b], sc[a], sc[b], hp[a], hp[b], hp[a], hp[b],
+                h[observer].bit_count(), h[(observer + 1) & 3].bit_count(), h[(observer + 2) & 3].bit_count(),
+                h[(observer + 3) & 3].bit_count(), state.runs, len(state.tricks), state.rules.target)
+    if n == 2:
+        o = 1 - observer
+        return (sc[observer], sc[o], 0, 0, hp[observer], hp[o], 0, 0, h[observer].bit_count(), h[o].bit_count(),
+                0, 0, state.runs, len(state.tricks), state.rules.target)
+    r1, r2 = (observer + 1) % 3, (observer + 2) % 3
+    return (sc[observer], sc[r1], sc[r2], 0, hp[observer], hp[r1], hp[r2], 0, h[observer].bit_count(),
+            h[r1].bit_count(), h[r2].bit_count(), 0, state.runs, len(state.tricks), state.rules.target)
+
+
+_CLIP = np.array([1] * 8 + [0] * 4 + [1, 0, 1], bool)  # columns encode() caps at 1.0
+
+
+def _scale_floats(raw: np.ndarray) -> np.ndarray:
+    """Exactly ``encode``'s float arithmetic (Python floats, then float32), vectorised."""
+    target = raw[:, 14:15]
+    f = np.empty_like(raw)
+    f[:, :8] = raw[:, :8] / target
+    f[:, 8:12] = raw[:, 8:12] / 24
+    f[:, 12] = raw[:, 12] / 4
+    f[:, 13] = raw[:, 13] / 24
+    f[:, 14] = raw[:, 14] / 21
+    np.minimum(f, 1.0, out=f, where=_CLIP)
     return f
 
 
 def encode_batch(states, observers, out: np.ndarray) -> np.ndarray:
     """``out[i] = encode(states[i], observers[i])`` for every i; ``out`` is float32 (B, OBS_SIZE)."""
+    if not _CHECKED:
+        self_check()
     if not _FAST:
         for i, (s, ob) in enumerate(zip(states, observers)):
             _obs.encode(s, ob, out[i])
@@ -113,8 +135,42 @@ def encode_batch(states, observers, out: np.ndarray) -> np.ndarray:
     buf = b"".join([_bits(s, ob).to_bytes(_NBYTES, "little") for s, ob in zip(states, observers)])
     raw = np.frombuffer(buf, dtype=np.uint8).reshape(b, _NBYTES)
     out[:b, :N_BITS] = np.unpackbits(raw, axis=1, count=N_BITS, bitorder="little")
-    out[:b, N_BITS:] = [_floats(s, ob) for s, ob in zip(states, observers)]
+    out[:b, N_BITS:] = _scale_floats(np.array([_raw_floats(s, ob) for s, ob in zip(states, observers)], np.float64))
     return out
+
+
+def self_check(games: int = 6, seed: int = 12345) -> bool:
+    """Compare the fast path with ``encode`` on random positions of every preset; on any
+    difference (the encoder changed under us) warn and use ``encode`` from then on."""
+    global _FAST, _CHECKED
+    _CHECKED = True
+    if not _FAST:
+        return False
+    import random
+    import warnings
+
+    rng = random.Random(seed)
+    states, observers = [], []
+    for preset, players in (("yorkshire", 4), ("traditional", 4), ("traditional", 3), ("traditional", 2),
+                            ("seven_up", 2)):
+        for _ in range(games):
+            s = GameState.new(preset, seed=rng.getrandbits(63), players=players)
+            for _ in range(rng.randrange(40)):
+                if s.done:
+                    break
+                s.apply(rng.choice(s.legal_actions()))
+            if not s.done:
+                states.append(s)
+                observers.append(rng.randrange(s.n))
+    fast = np.zeros((len(states), OBS_SIZE), np.float32)
+    encode_batch(states, observers, fast)
+    slow = np.stack([_obs.encode(s, ob) for s, ob in zip(states, observers)])
+    if not np.array_equal(fast, slow):
+        _FAST = False
+        warnings.warn("train.features.encode_batch disagrees with allfours_env.observation.encode (the encoder "
+                      "changed): falling back to the slower per-game encode; update train/features.py",
+                      stacklevel=2)
+    return _FAST
 
 
 def masks_batch(masks, out: np.ndarray | None = None) -> np.ndarray:

@@ -1,0 +1,298 @@
+"""Duplicate-deal evaluation of agents: matches, pairings, round robins, ratings.
+
+A match is fully determined by its ``GameState`` seed (first dealer and every shuffle derive
+from it) and by the agents' own seeds. A *duplicate* pairing plays each deal sequence (one game
+seed) once per seating:
+
+* two sides (yorkshire, traditional with 2 or 4 players, seven_up): agent A on side 0 and B on
+  side 1, then the same seed with the sides swapped;
+* three players (traditional ``players=3``): A is rotated through seats 0, 1, 2 with B in the
+  other two seats (A plays alone against two copies of B; an even match is won 1/3 of the time).
+
+Every pairing of a run uses the same game seeds, so all agents meet the same deals. Results do
+not depend on the number of worker processes: each match's seeds derive from the run seed and
+the match's place in the schedule only.
+
+    from agents.evaluation import evaluate_pairing, round_robin
+    res = round_robin(["search", "heuristic", "random"], preset="yorkshire", matches=400, seed=0)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import statistics
+from dataclasses import dataclass, field
+
+from allfours_env import GameState, make_rules
+
+from .base import Agent, check_turn
+
+_AGENT_CACHE: dict = {}
+
+
+def derive_seed(*parts) -> int:
+    """A stable 63-bit seed from the parts (same in every process and Python run)."""
+    return random.Random(":".join(str(p) for p in parts)).getrandbits(63)
+
+
+# ---------------------------------------------------------------------- one match
+def play_match(agents: list[Agent], preset: str = "yorkshire", seed: int = 0, agent_seed: int | None = None,
+               options: dict | None = None) -> dict:
+    """Play one whole match; ``agents[seat]`` moves for each seat (one object may sit in several seats).
+
+    Every distinct agent object is reseeded from ``agent_seed`` (default: from ``seed``) first.
+    Returns {"winner": side, "scores", "hands", "points": [per side, summed over hands], "decisions"}.
+    """
+    rules = make_rules(preset, **(options or {}))
+    if len(agents) != rules.players:
+        raise ValueError(f"play_match needs {rules.players} agents (one per seat) for {preset!r}, got {len(agents)}")
+    base = seed if agent_seed is None else agent_seed
+    seen: list[int] = []
+    for i, a in enumerate(agents):
+        if not isinstance(a, Agent):
+            raise ValueError(f"agents[{i}] is not an Agent: {a!r}")
+        if id(a) not in seen:
+            seen.append(id(a))
+            a.seed(derive_seed(base, "agent", i))
+    state = GameState.new(rules, seed=seed)
+    points = [0] * rules.sides
+    hands_seen = state.hand_no
+    decisions = 0
+    while not state.done:
+        seat = state.current
+        check_turn(state, seat)
+        action = agents[seat](state, seat)  # Agent.__call__ checks legality
+        state.apply(action)
+        decisions += 1
+        if state.hand_no != hands_seen:
+            hands_seen = state.hand_no
+            for s, p in enumerate(state.hand_result["points"]):
+                points[s] += p
+    return {"winner": state.winner, "scores": list(state.scores), "hands": state.hand_no, "points": points,
+            "decisions": decisions}
+
+
+# ---------------------------------------------------------------------- schedule
+@dataclass(frozen=True)
+class Task:
+    """One match of a duplicate pairing: ``seats[seat]`` = index of the agent spec in ``specs``."""
+    pairing: int
+    deal: int
+    variant: int
+    preset: str
+    options: tuple
+    specs: tuple
+    seats: tuple
+    game_seed: int
+    agent_seed: int
+
+
+def seatings(players: int) -> list[tuple[int, ...]]:
+    """Seat assignments of a duplicate group: 0 = agent A, 1 = agent B."""
+    if players == 4:
+        return [(0, 1, 0, 1), (1, 0, 1, 0)]
+    if players == 2:
+        return [(0, 1), (1, 0)]
+    if players == 3:
+        return [(0, 1, 1), (1, 0, 1), (1, 1, 0)]
+    raise ValueError(f"unsupported number of players {players}")
+
+
+def make_tasks(pairs: list[tuple[str, str]], preset: str, matches: int, seed: int, options: dict | None = None
+               ) -> list[Task]:
+    rules = make_rules(preset, **(options or {}))
+    group = len(seatings(rules.players))
+    if not isinstance(matches, int) or matches < group or matches % group:
+        raise ValueError(f"matches must be a positive multiple of {group} for {preset!r} with {rules.players} "
+                         f"players (each deal is played {group} times), got {matches!r}")
+    opts = tuple(sorted((options or {}).items()))
+    tasks = []
+    for p, (a, b) in enumerate(pairs):
+        for d in range(matches // group):
+            game_seed = derive_seed(seed, preset, opts, "deal", d)
+            for v, seating in enumerate(seatings(rules.players)):
+                tasks.append(Task(p, d, v, preset, opts, (a, b), seating, game_seed,
+                                  derive_seed(seed, preset, opts, "agents", p, d, v)))
+    return tasks
+
+
+def run_task(task: Task) -> dict:
+    from .registry import make_agent
+    objs = []
+    for k, spec in enumerate(task.specs):
+        key = (spec, task.preset, k)
+        if key not in _AGENT_CACHE:
+            _AGENT_CACHE[key] = make_agent(spec, preset=task.preset)
+        objs.append(_AGENT_CACHE[key])
+    agents = [objs[i] for i in task.seats]
+    out = play_match(agents, task.preset, task.game_seed, task.agent_seed, dict(task.options))
+    rules = make_rules(task.preset, **dict(task.options))
+    side_a = {rules.side(s) for s, i in enumerate(task.seats) if i == 0}
+    (sa,) = side_a
+    out["a_side"] = sa
+    out["a_won"] = out["winner"] == sa
+    return out
+
+
+def _init_worker():
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    try:  # a neural agent must not take every core of a shared machine
+        import torch
+        torch.set_num_threads(1)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def run_tasks(tasks: list[Task], workers: int = 2, progress: bool = True, desc: str = "matches") -> list[dict]:
+    """Results in task order, whatever the number of workers."""
+    from tqdm import tqdm
+    results: list = [None] * len(tasks)
+    bar = tqdm(total=len(tasks), desc=desc, disable=not progress, unit="match", dynamic_ncols=True)
+    try:
+        if workers <= 1:
+            for i, t in enumerate(tasks):
+                results[i] = run_task(t)
+                bar.update(1)
+        else:
+            import multiprocessing as mp
+            ctx = mp.get_context("spawn")
+            with ctx.Pool(workers, initializer=_init_worker) as pool:
+                for i, r in pool.imap_unordered(_indexed, list(enumerate(tasks)), chunksize=1):
+                    results[i] = r
+                    bar.update(1)
+    finally:
+        bar.close()
+    return results
+
+
+def _indexed(item):
+    i, t = item
+    return i, run_task(t)
+
+
+# ---------------------------------------------------------------------- statistics
+def wilson(wins: int, n: int) -> tuple[float, float]:
+    """Wilson score 95% interval of a win rate (scipy's binomtest)."""
+    if n == 0:
+        return (0.0, 1.0)
+    from scipy.stats import binomtest
+    ci = binomtest(wins, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return (float(ci.low), float(ci.high))
+
+
+def t_interval(values: list[float]) -> tuple[float, float] | None:
+    """Student-t 95% interval of the mean (None with fewer than two values)."""
+    if len(values) < 2:
+        return None
+    from scipy.stats import t
+    m = statistics.fmean(values)
+    sd = statistics.stdev(values)
+    if sd == 0:
+        return (m, m)
+    half = float(t.ppf(0.975, len(values) - 1)) * sd / math.sqrt(len(values))
+    return (m - half, m + half)
+
+
+@dataclass
+class PairingResult:
+    agent: str
+    opponent: str
+    preset: str
+    players: int
+    matches: int = 0
+    wins: int = 0
+    hands: int = 0
+    groups: dict = field(default_factory=dict)  # deal -> [agent points, opponent points, hands]
+
+    def to_dict(self) -> dict:
+        pph = [g[0] / g[2] for g in self.groups.values() if g[2]]
+        ci = t_interval(pph)
+        tot_hands = sum(g[2] for g in self.groups.values())
+        return {
+            "agent": self.agent, "opponent": self.opponent, "preset": self.preset, "players": self.players,
+            "matches": self.matches, "wins": self.wins,
+            "win_rate": self.wins / self.matches if self.matches else 0.0,
+            "ci95": list(wilson(self.wins, self.matches)),
+            "points_per_hand": (sum(g[0] for g in self.groups.values()) / tot_hands) if tot_hands else 0.0,
+            "points_per_hand_ci95": list(ci) if ci else None,
+            "opponent_points_per_hand": (sum(g[1] for g in self.groups.values()) / tot_hands) if tot_hands else 0.0,
+            "hands": tot_hands,
+        }
+
+
+def summarize(tasks: list[Task], results: list[dict], pairs: list[tuple[str, str]], preset: str,
+              players: int) -> list[PairingResult]:
+    """Per pairing, from A's side; for two sides also the mirror row (B against A, same matches)."""
+    rows: dict[tuple, PairingResult] = {}
+    for t, r in zip(tasks, results):
+        a, b = pairs[t.pairing]
+        fwd = rows.setdefault((t.pairing, 0), PairingResult(a, b, preset, players))
+        _add(fwd, t.deal, r["a_won"], r["points"][r["a_side"]], _others(r["points"], r["a_side"]), r["hands"])
+        if players != 3:
+            rev = rows.setdefault((t.pairing, 1), PairingResult(b, a, preset, players))
+            b_side = 1 - r["a_side"]
+            _add(rev, t.deal, r["winner"] == b_side, r["points"][b_side], r["points"][r["a_side"]], r["hands"])
+    return [rows[k] for k in sorted(rows)]
+
+
+def _others(points: list[int], side: int) -> float:
+    rest = [p for s, p in enumerate(points) if s != side]
+    return sum(rest) / len(rest)
+
+
+def _add(row: PairingResult, deal: int, won: bool, pts: float, opp: float, hands: int) -> None:
+    row.matches += 1
+    row.wins += bool(won)
+    g = row.groups.setdefault(deal, [0, 0, 0])
+    g[0] += pts
+    g[1] += opp
+    g[2] += hands
+
+
+def ratings(tasks: list[Task], results: list[dict], pairs: list[tuple[str, str]]) -> dict:
+    """OpenSkill (Plackett-Luce) ratings from every match, in schedule order (deterministic)."""
+    from openskill.models import PlackettLuce
+    model = PlackettLuce()
+    names = sorted({x for p in pairs for x in p})
+    current = {n: model.rating(name=n) for n in names}
+    for t, r in zip(tasks, results):
+        a, b = pairs[t.pairing]
+        ranks = [0, 1] if r["a_won"] else [1, 0]
+        (ra,), (rb,) = model.rate([[current[a]], [current[b]]], ranks=ranks)
+        current[a], current[b] = ra, rb
+    return {n: {"mu": round(current[n].mu, 3), "sigma": round(current[n].sigma, 3),
+                "ordinal": round(current[n].ordinal(), 3)} for n in names}
+
+
+# ---------------------------------------------------------------------- public API
+def evaluate_pairings(pairs: list[tuple[str, str]], preset: str = "yorkshire", matches: int = 400, seed: int = 0,
+                      workers: int = 2, options: dict | None = None, progress: bool = True) -> dict:
+    """Duplicate matches for each (A, B) in ``pairs``: {"results": [...], "ratings": {...}}."""
+    from .registry import make_agent
+    rules = make_rules(preset, **(options or {}))
+    for spec in {x for p in pairs for x in p}:
+        make_agent(spec, preset=preset)  # fail fast, with a clear message, before any work
+    all_pairs = list(pairs)
+    if rules.players == 3:  # both directions need their own matches
+        all_pairs += [(b, a) for a, b in pairs if (b, a) not in pairs]
+    tasks = make_tasks(all_pairs, preset, matches, seed, options)
+    results = run_tasks(tasks, workers=workers, progress=progress, desc=f"{preset} matches")
+    rows = summarize(tasks, results, all_pairs, preset, rules.players)
+    return {"preset": preset, "players": rules.players, "seed": seed, "matches_per_pairing": matches,
+            "options": dict(options or {}),
+            "results": [r.to_dict() for r in rows], "ratings": ratings(tasks, results, all_pairs)}
+
+
+def evaluate_pairing(agent: str, opponent: str, **kwargs) -> dict:
+    """One duplicate pairing (see ``evaluate_pairings``); the first row is ``agent`` against ``opponent``."""
+    return evaluate_pairings([(agent, opponent)], **kwargs)
+
+
+def round_robin(agents: list[str], **kwargs) -> dict:
+    """Every pair of ``agents`` on the same duplicate deals, with ratings over all the matches."""
+    if len(agents) < 2 or len(set(agents)) != len(agents):
+        raise ValueError(f"a round robin needs at least two distinct agent specs, got {agents!r}")
+    pairs = [(agents[i], agents[j]) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    return evaluate_pairings(pairs, **kwargs)

@@ -1,0 +1,304 @@
+"""``heuristic``: a rule-based player that plays like a competent pub player.
+
+It reads only what its seat may know (its hand, the cards played, the current trick, voids
+shown, turn-ups, the score) and follows the usual All Fours wisdom:
+
+* Trump decisions (traditional, seven_up): stand on a strong holding in the turned-up suit,
+  beg on a weak one; as dealer give one on a strong holding and run the pack on a weak one;
+  both adjusted by the score (never give the match away with a take-one, beg when a take-one
+  would win, stand when High alone wins the match).
+* Yorkshire pitch: pitch the suit it is strongest in, the ace when it holds it.
+* Leading: draw trumps while it holds the boss trump (High) and the opponents may still hold
+  trumps; cash a boss trump jack or ten; cash side-suit winners once the opponents are out of
+  trumps; otherwise lead a worthless low card of a side suit.
+* Following: capture tens and the trump jack with the cheapest sure winner; throw its tens,
+  the trump jack and other counters onto a trick its partner is sure to win; drop its lowest
+  trump under a partner's winning trump lead; otherwise duck with the least valuable card,
+  keeping its jack and tens and its trumps for later.
+* Yorkshire throw-in: throws a worthless hand in when its partner plays on.
+"""
+
+from __future__ import annotations
+
+from allfours_env import GameState
+from allfours_env.cards import ACE, BEG, CARD_GAME_VALUE, GIVE_ONE, JACK, RUN_PACK, SIX, STAND, SUIT_MASK, TEN, THROW_IN
+from allfours_env.engine import GIVE_OR_RUN, STAND_OR_BEG
+
+from .base import Agent
+
+_VAL = CARD_GAME_VALUE
+# Worth of holding a trump of each rank (2..A) when judging a trump suit.
+_TRUMP_WORTH = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.2, 2.0, 2.5, 2.0, 3.0, 4.0)
+# Worth of a side card for the play (tens to be protected, aces to win tricks).
+_SIDE_WORTH = (0, 0, 0, 0, 0, 0, 0, 0, 0.6, 0.1, 0.2, 0.4, 0.8)
+
+
+def _bits(m: int) -> list[int]:
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+def trump_strength(hand: int, suit: int) -> float:
+    """How good ``hand`` is with ``suit`` as trump (about 4-6 is a fair hand, 8+ strong)."""
+    s = 0.0
+    trumps = _bits(hand & SUIT_MASK[suit])
+    for c in trumps:
+        s += _TRUMP_WORTH[c % 13]
+    if len(trumps) >= 3:
+        s += 0.7 * (len(trumps) - 2)
+    for c in _bits(hand & ~SUIT_MASK[suit]):
+        s += _SIDE_WORTH[c % 13]
+    return s
+
+
+class HeuristicAgent(Agent):
+    name = "heuristic"
+
+    def act(self, state: GameState, seat: int) -> int:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        if state.phase == STAND_OR_BEG:
+            return self._stand_or_beg(state, seat)
+        if state.phase == GIVE_OR_RUN:
+            return self._give_or_run(state, seat)
+        if THROW_IN in legal and self._throw_in(state, seat):
+            return THROW_IN
+        cards = [a for a in legal if a < 52]
+        if not state.trick:
+            return self._lead(state, seat, cards)
+        return self._follow(state, seat, cards)
+
+    # ------------------------------------------------------------------ trump decisions
+    def _stand_or_beg(self, state: GameState, seat: int) -> int:
+        rules = state.rules
+        suit = state.turnup // 13
+        hand = state.hands[seat]
+        me, dealer_side = state.side(seat), state.side(state.dealer)
+        need = rules.target - state.scores[me]
+        strength = trump_strength(hand, suit)
+        has_ace = bool(hand >> (suit * 13 + ACE) & 1)
+        if has_ace and need == 1:
+            return STAND  # High alone wins the match
+        if need == 1 and dealer_side != me:
+            return BEG  # the dealer cannot give one without losing: a fresh suit, or the win
+        threshold = 5.0
+        kicks = rules.kicks.get(JACK, 0) + rules.kicks.get(SIX, 0) + rules.kicks.get(ACE, 0)
+        if kicks > 1 and dealer_side != me:
+            threshold -= 1.0  # running the pack feeds the dealer's side kicks
+            if rules.target - state.scores[dealer_side] <= 3:
+                threshold -= 1.0
+        return STAND if strength >= threshold else BEG
+
+    def _give_or_run(self, state: GameState, seat: int) -> int:
+        rules = state.rules
+        suit = state.turnup // 13
+        hand = state.hands[seat]
+        beggar = state.side(state.eldest)
+        me = state.side(seat)
+        if state.scores[beggar] + 1 >= rules.target and beggar != me:
+            return RUN_PACK
+        if rules.target - state.scores[me] <= 1 and rules.kicks:
+            return RUN_PACK  # any kick wins
+        strength = trump_strength(hand, suit)
+        threshold = 5.0
+        if rules.kicks.get(JACK, 0) + rules.kicks.get(SIX, 0) + rules.kicks.get(ACE, 0) > 1:
+            threshold += 1.0  # running the pack scores kicks for the dealer
+        if beggar == me:  # three players: cannot happen with partnerships; be safe
+            return GIVE_ONE
+        return GIVE_ONE if strength >= threshold else RUN_PACK
+
+    # ------------------------------------------------------------------ knowledge helpers
+    @staticmethod
+    def _possible(state: GameState, seat: int, q: int, unseen: int) -> int:
+        """Cards seat q could hold, as ``seat`` sees it."""
+        if not state.hands[q] or state.out >> q & 1:
+            return 0
+        m = unseen
+        v = state.voids[q]
+        for s in range(4):
+            if v >> s & 1:
+                m &= ~SUIT_MASK[s]
+        return m
+
+    @staticmethod
+    def _key(card: int, trump: int, led: int) -> int:
+        su = card // 13
+        if su == trump:
+            return 100 + card % 13
+        if su == led:
+            return card % 13
+        return -1
+
+    def _could_beat(self, cards: int, key: int, trump: int, led: int) -> bool:
+        """Could any card of ``cards`` beat a trick currently won with ``key``?"""
+        if key >= 100:
+            t = cards & SUIT_MASK[trump]
+            return bool(t) and (t.bit_length() - 1) % 13 > key - 100
+        if cards & SUIT_MASK[trump]:
+            return True
+        f = cards & SUIT_MASK[led]
+        return bool(f) and (f.bit_length() - 1) % 13 > key
+
+    # ------------------------------------------------------------------ leading
+    def _lead(self, state: GameState, seat: int, cards: list[int]) -> int:
+        hand = state.hands[seat]
+        if state.trump < 0:
+            return self._pitch(hand, cards)
+        trump = state.trump
+        tm = SUIT_MASK[trump]
+        unseen = state.unseen_cards(seat)
+        me = state.side(seat)
+        opps = [q for q in range(state.n) if state.side(q) != me]
+        opp_poss = 0
+        for q in opps:
+            opp_poss |= self._possible(state, seat, q, unseen)
+        my_trumps = hand & tm
+        unseen_trumps = unseen & tm
+        opp_trumps = opp_poss & tm
+        jack = trump * 13 + JACK
+        ten = trump * 13 + TEN
+        if my_trumps:
+            top = my_trumps.bit_length() - 1
+            boss = not (unseen_trumps >> (top + 1))
+            if boss and opp_trumps:
+                # Holding High: cash a boss jack or ten, else draw with the top trump.
+                return top
+            if boss and top in (jack, ten):
+                return top
+            # Our jack or ten became boss (everything above it played or ours).
+            for c in (jack, ten):
+                if my_trumps >> c & 1 and not (unseen_trumps >> (c + 1)):
+                    if c == top or not opp_trumps:
+                        return c
+        if not opp_trumps:
+            # Opponents are out of trumps: cash side-suit winners, tens first.
+            best, best_val = -1, -1.0
+            for c in cards:
+                if c // 13 == trump:
+                    continue
+                su = c // 13
+                higher = unseen & SUIT_MASK[su] & ~((1 << (c + 1)) - 1)
+                if not higher:
+                    val = _VAL[c] + 0.01 * (c % 13)
+                    if val > best_val:
+                        best, best_val = c, val
+            if best >= 0:
+                return best
+        # A worthless card of a side suit: lowest rank from the longest side suit.
+        side = [c for c in cards if c // 13 != trump]
+        zero = [c for c in side if _VAL[c] == 0]
+        if zero:
+            return min(zero, key=lambda c: (-(hand & SUIT_MASK[c // 13]).bit_count(), c % 13))
+        # Low trump that is not the jack or ten.
+        low_trumps = [c for c in cards if c // 13 == trump and c not in (jack, ten) and _VAL[c] == 0]
+        if low_trumps and opp_trumps:
+            return min(low_trumps)
+        # Least valuable side card that is not a ten.
+        non_ten = [c for c in side if c % 13 != TEN]
+        if non_ten:
+            return min(non_ten, key=lambda c: (_VAL[c], c % 13))
+        return min(cards, key=lambda c: (c == jack, _VAL[c], c % 13))
+
+    def _pitch(self, hand: int, cards: list[int]) -> int:
+        """Yorkshire: the first lead makes its suit trump."""
+        suit = max(range(4), key=lambda s: (trump_strength(hand, s) if hand & SUIT_MASK[s] else -1, s))
+        own = [c for c in cards if c // 13 == suit]
+        ranks = {c % 13: c for c in own}
+        if ACE in ranks:
+            return ranks[ACE]
+        if 11 in ranks and 10 in ranks:  # K and Q: make the ace appear
+            return ranks[11]
+        low = [c for c in own if c % 13 < TEN]
+        if low:
+            return min(low)
+        return max(own)
+
+    # ------------------------------------------------------------------ following
+    def _follow(self, state: GameState, seat: int, cards: list[int]) -> int:
+        trump, led = state.trump, state.led
+        me = state.side(seat)
+        unseen = state.unseen_cards(seat)
+        jack = trump * 13 + JACK
+        best_key, best_seat = -1, -1
+        stake = 0
+        for s, c in state.trick:
+            k = self._key(c, trump, led)
+            if k > best_key:
+                best_key, best_seat = k, s
+            stake += _VAL[c]
+            if c == jack:
+                stake += 15
+        pending = state.pending & ~(1 << seat)
+        rest = [q for q in range(state.n) if pending >> q & 1]
+        opp_rest = [q for q in rest if state.side(q) != me]
+        opp_poss = [self._possible(state, seat, q, unseen) for q in opp_rest]
+
+        def secure(key: int) -> bool:
+            return not any(self._could_beat(m, key, trump, led) for m in opp_poss)
+
+        partner_winning = state.side(best_seat) == me
+        if partner_winning and secure(best_key):
+            return self._schmear(state, seat, cards, trump, led, best_key)
+
+        winners = [c for c in cards if self._key(c, trump, led) > best_key]
+        sure = [c for c in winners if secure(self._key(c, trump, led))]
+        my_val = {c: _VAL[c] + (15 if c == jack else 0) for c in cards}
+        if sure:
+            # Cheapest sure winner: counters of our own are captured, high trumps cost.
+            def cost(c):
+                if c // 13 == trump and c != jack:
+                    return (c % 13) * 0.6 + 1.5 - my_val[c]
+                return 0.2 * (c % 13) - my_val[c] + (0.5 if c % 13 == ACE else 0)
+            c = min(sure, key=lambda c: (cost(c), c))
+            if stake + my_val[c] > 0 or cost(c) < 0.5:
+                return c
+        if winners and stake >= 10 and not partner_winning:
+            # A big trick and no sure winner: try the strongest card that is not our jack or ten.
+            cands = [c for c in winners if c != jack and c % 13 != TEN] or winners
+            return max(cands, key=lambda c: self._key(c, trump, led))
+        return self._duck(state, seat, cards, trump, led, partner_winning)
+
+    def _schmear(self, state, seat, cards, trump, led, best_key) -> int:
+        """Partner is sure to win: give it our counters (never a high trump that wins tricks later)."""
+        jack = trump * 13 + JACK
+
+        def worth(c):
+            if c == jack:
+                return 20.0
+            if c // 13 == trump:
+                if c % 13 == TEN:
+                    return 12.0
+                if _VAL[c] == 0:
+                    return -0.1 * (c % 13)  # the lowest trump goes under partner's trick
+                return -5.0 - c % 13  # keep high trumps: they win tricks
+            v = _VAL[c]
+            if v == 4:  # side ace: a possible trick winner later
+                v = 1.5
+            return v - 0.01 * (c % 13)
+        return max(cards, key=lambda c: (worth(c), -c))
+
+    def _duck(self, state, seat, cards, trump, led, partner_winning) -> int:
+        """Lose the trick as cheaply as possible, keeping jack, tens and trumps."""
+        jack = trump * 13 + JACK
+
+        def cost(c):
+            r = c % 13
+            if c == jack:
+                return 100.0
+            if c // 13 == trump:
+                return 20.0 + r + _VAL[c]
+            if r == TEN:
+                return 40.0
+            return _VAL[c] * 2 + r * 0.1 + (0 if not partner_winning else 0)
+        return min(cards, key=lambda c: (cost(c), c))
+
+    # ------------------------------------------------------------------ Yorkshire throw-in
+    def _throw_in(self, state: GameState, seat: int) -> bool:
+        partner_in = state.n == 4 and not state.out >> ((seat + 2) % 4) & 1 and state.hands[(seat + 2) % 4]
+        return bool(partner_in)
+

@@ -1,0 +1,99 @@
+"""``neural``: a policy network trained by ``allfours train`` (self-play PPO).
+
+    agent = load_agent("runs/yorkshire-.../best.pt")     # any training checkpoint
+    agent = load_bot("yorkshire")                        # the bot shipped in checkpoints/
+
+The agent sees exactly the seat's observation (``allfours_env.observation.encode``) and its
+legal actions; it plays the most likely legal action (``greedy=True``, the default) or samples
+from the policy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from allfours_env import GameState, encode
+from allfours_env.cards import NUM_ACTIONS
+
+from .base import Agent
+
+CHECKPOINT_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
+
+
+class NeuralAgent(Agent):
+    name = "neural"
+
+    def __init__(self, net, *, greedy: bool = True, seed: int | None = None, preset: str | None = None,
+                 meta: dict | None = None):
+        super().__init__(seed)
+        self.net = net.eval()
+        self.greedy = greedy
+        self.preset = preset
+        self.meta = meta or {}
+        self._obs = np.zeros((1, net.obs_size), np.float32)
+        self._mask = np.zeros((1, NUM_ACTIONS), bool)
+
+    def _logits(self, state: GameState, seat: int) -> tuple[torch.Tensor, list[int]]:
+        """Logits indexed by the game's action ids, and the legal actions."""
+        encode(state, seat, self._obs[0])
+        legal = state.legal_actions()
+        self._mask[0] = False
+        self._mask[0, legal] = True
+        with torch.inference_mode():
+            logits, _ = self.net(torch.from_numpy(self._obs), torch.from_numpy(self._mask), value=False)
+        return logits[0], legal
+
+    def act(self, state: GameState, seat: int) -> int:
+        logits, legal = self._logits(state, seat)
+        if len(legal) == 1:
+            return legal[0]
+        if self.greedy:
+            return max(legal, key=lambda a: float(logits[a]))
+        probs = torch.softmax(logits, -1)[legal].tolist()
+        return self.rng.choices(legal, weights=probs)[0]
+
+    def policy(self, state: GameState, seat: int) -> dict[int, float]:
+        logits, legal = self._logits(state, seat)
+        probs = torch.softmax(logits, -1)
+        return {a: float(probs[a]) for a in legal}
+
+
+def load_agent(path: str | Path, *, greedy: bool = True, seed: int | None = None) -> NeuralAgent:
+    """A ``NeuralAgent`` from a training checkpoint (a run folder means its best.pt, else latest.pt)."""
+    from train.checkpoint import load_checkpoint
+    from train.network import PolicyNet
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / "best.pt" if (p / "best.pt").exists() else p / "latest.pt"
+    ck = load_checkpoint(p)
+    net = PolicyNet.from_arch(ck["arch"])
+    try:
+        net.load_state_dict(ck["model"])
+    except RuntimeError as e:
+        raise ValueError(f"checkpoint {str(p)!r}: weights do not fit the network it describes: {e}") from e
+    meta = {k: ck.get(k) for k in ("preset", "rules", "progress", "code_version", "config", "created")}
+    meta["path"] = str(p)
+    agent = NeuralAgent(net, greedy=greedy, seed=seed, preset=ck.get("preset"), meta=meta)
+    agent.name = f"neural:{p.name}"
+    return agent
+
+
+def load_bot(preset: str, *, greedy: bool = True, seed: int | None = None) -> NeuralAgent:
+    """The trained bot shipped for ``preset`` (``checkpoints/<preset>.pt``)."""
+    from allfours_env.rules import PRESETS
+
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}: choose one of {sorted(PRESETS)}")
+    path = CHECKPOINT_DIR / f"{preset}.pt"
+    if not path.exists():
+        shipped = sorted(q.stem for q in CHECKPOINT_DIR.glob("*.pt")) if CHECKPOINT_DIR.exists() else []
+        raise ValueError(f"no trained bot is shipped for preset {preset!r} yet (looked for {path}; shipped: "
+                         f"{shipped or 'none'}); train one with `allfours train --config configs/{preset}.yaml` "
+                         f"and copy its best.pt there")
+    agent = load_agent(path, greedy=greedy, seed=seed)
+    agent.name = f"bot:{preset}"
+    return agent

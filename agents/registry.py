@@ -1,0 +1,94 @@
+"""Agents by short spec, as used on the command line.
+
+    make_agent("random")                      # uniform over the legal actions
+    make_agent("heuristic")                   # the rule-based pub player
+    make_agent("search")                      # determinized search, default budget
+    make_agent("search:worlds=64")            # more sampled worlds per move
+    make_agent("search:worlds=200,time=1")    # ... but at most about a second a move
+    make_agent("checkpoints/yorkshire.pt")    # a trained network (agents.neural.load_agent)
+    make_agent("bot:yorkshire")               # the shipped bot of a preset (agents.neural.load_bot)
+
+A spec is ``name`` or ``name:key=value,key=value``. Unknown names or parameters raise a
+``ValueError`` that lists the valid ones.
+"""
+
+from __future__ import annotations
+
+import os
+
+from allfours_env.rules import PRESETS
+
+from .base import Agent
+from .heuristic import HeuristicAgent
+from .random_agent import RandomAgent
+from .search import SearchAgent
+
+# name -> (class, {param: type}, help)
+AGENTS = {
+    "random": (RandomAgent, {"seed": int}, "uniform over the legal actions"),
+    "heuristic": (HeuristicAgent, {"seed": int}, "rule-based pub player"),
+    "search": (SearchAgent, {"worlds": int, "time": float, "exact": int, "infer": int, "eps": float, "bid": int,
+                             "seed": int},
+               "determinized search (worlds per move, time cap in s, exact-solve threshold in cards, "
+               "inference: candidate worlds per kept world and model noise)"),
+}
+
+
+def agent_names() -> list[str]:
+    return [*AGENTS, "bot:<preset>", "<checkpoint path or *.pt>"]
+
+
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """``"search:worlds=64,time=1"`` -> ``("search", {"worlds": 64, "time": 1.0})`` (values typed)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(agent_names())}")
+    types = AGENTS[name][1]
+    params: dict = {}
+    if rest.strip():
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            key = key.strip()
+            if not eq or not key:
+                raise ValueError(f"bad parameter {item!r} in agent spec {spec!r}: expected key=value")
+            if key not in types:
+                raise ValueError(f"unknown parameter {key!r} for agent {name!r}: valid are {sorted(types)}")
+            try:
+                params[key] = types[key](value.strip())
+            except ValueError:
+                raise ValueError(f"parameter {key!r} of agent {name!r} must be {types[key].__name__}, "
+                                 f"got {value.strip()!r}") from None
+    return name, params
+
+
+def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None) -> Agent:
+    """The agent named by ``spec`` (see module doc); ``seed`` seeds its randomness unless the spec does."""
+    if isinstance(spec, Agent):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    spec = spec.strip()
+    if spec.startswith("bot:"):
+        name = spec[4:]
+        if name not in PRESETS:
+            raise ValueError(f"unknown bot {spec!r}: choose bot:<preset> with preset one of {sorted(PRESETS)}")
+        from .neural import load_bot
+        agent = load_bot(name)
+        if seed is not None:
+            agent.seed(seed)
+        return agent
+    if spec.endswith(".pt") or os.path.isfile(spec):
+        if not os.path.isfile(spec):
+            raise ValueError(f"checkpoint {spec!r} not found")
+        from .neural import load_agent
+        agent = load_agent(spec)
+        if seed is not None:
+            agent.seed(seed)
+        return agent
+    name, params = parse_spec(spec)
+    cls = AGENTS[name][0]
+    params.setdefault("seed", seed)
+    return cls(**params)

@@ -1,0 +1,219 @@
+"""Duplicate-deal evaluation, the agent registry, the ``allfours eval`` CLI and agent errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import types
+
+import pytest
+
+from agents import evaluation as ev
+from agents.base import Agent, AgentError
+from agents.eval_cli import main as eval_main
+from agents.heuristic import HeuristicAgent
+from agents.random_agent import RandomAgent
+from agents.registry import make_agent, parse_spec
+from agents.search import SearchAgent
+from allfours_env import GameState
+
+
+# ---------------------------------------------------------------------------------- registry
+def test_specs():
+    assert isinstance(make_agent("random"), RandomAgent)
+    assert isinstance(make_agent("heuristic"), HeuristicAgent)
+    s = make_agent("search:worlds=64,time=0.5")
+    assert isinstance(s, SearchAgent) and s.worlds == 64 and s.time == 0.5
+    assert parse_spec("search:worlds=8, exact=12") == ("search", {"worlds": 8, "exact": 12})
+
+
+@pytest.mark.parametrize("spec,msg", [("nope", "unknown agent 'nope'.*random.*heuristic.*search"),
+                                      ("search:depth=3", "unknown parameter 'depth'.*worlds"),
+                                      ("search:worlds=many", "worlds.*int"),
+                                      ("search:worlds", "key=value"),
+                                      ("search:worlds=0", "positive"),
+                                      ("bot:nowhere", "bot:<preset>"),
+                                      ("missing/model.pt", "not found"),
+                                      ("", "non-empty")])
+def test_bad_specs(spec, msg):
+    with pytest.raises(ValueError, match=msg):
+        make_agent(spec)
+
+
+def test_checkpoint_and_bot_specs_load_lazily(tmp_path, monkeypatch):
+    calls = []
+    fake = types.ModuleType("agents.neural")
+    fake.load_agent = lambda path: calls.append(("agent", path)) or RandomAgent()
+    fake.load_bot = lambda preset: calls.append(("bot", preset)) or RandomAgent()
+    monkeypatch.setitem(sys.modules, "agents.neural", fake)
+    ckpt = tmp_path / "net.pt"
+    ckpt.write_bytes(b"x")
+    assert isinstance(make_agent(str(ckpt)), RandomAgent)
+    assert isinstance(make_agent("bot:seven_up"), RandomAgent)
+    assert calls == [("agent", str(ckpt)), ("bot", "seven_up")]
+
+
+# ---------------------------------------------------------------------------------- agent errors
+class Illegal(Agent):
+    name = "illegal"
+
+    def act(self, state, seat):
+        return 57
+
+
+def test_illegal_action_is_a_clear_error():
+    st = GameState.new("yorkshire", seed=0)
+    with pytest.raises(AgentError, match="agent 'illegal' chose illegal action 57 for seat"):
+        Illegal()(st, st.current)
+    with pytest.raises(AgentError, match="illegal action"):
+        ev.play_match([Illegal()] * 4, "yorkshire", seed=0)
+
+
+def test_agent_in_an_illegal_state_is_a_clear_error():
+    st = GameState.new("seven_up", seed=0)
+    other = 1 - st.current
+    for agent in (RandomAgent(), HeuristicAgent(), SearchAgent(worlds=1)):
+        with pytest.raises(AgentError, match="turn"):
+            agent(st, other)
+    done = GameState.new("seven_up", seed=0, target=1)
+    r = RandomAgent(seed=0)
+    while not done.done:
+        done.apply(r(done, done.current))
+    with pytest.raises(AgentError, match="over"):
+        HeuristicAgent()(done, 0)
+
+
+def test_play_match_checks_its_input():
+    with pytest.raises(ValueError, match="4 agents"):
+        ev.play_match([RandomAgent()] * 2, "yorkshire")
+    with pytest.raises(ValueError, match="not an Agent"):
+        ev.play_match([RandomAgent(), "x"], "seven_up")
+
+
+# ---------------------------------------------------------------------------------- duplicate deals
+class Recorder(Agent):
+    """Plays randomly, remembering the first hand's deal (every seat's dealt cards)."""
+
+    def __init__(self, log, seed=None):
+        super().__init__(seed)
+        self.log = log
+
+    def act(self, state, seat):
+        if state.hand_no == 0 and not self.log.get("deal"):
+            self.log["deal"] = (state.dealer, tuple(state.dealt), tuple(state.turnups))
+        return self.rng.choice(state.legal_actions())
+
+
+@pytest.mark.parametrize("preset,options", [("yorkshire", {}), ("seven_up", {}), ("traditional", {"players": 3})])
+def test_duplicate_pairing_replays_the_same_deals(preset, options):
+    tasks = ev.make_tasks([("random", "heuristic")], preset, 2 * len(ev.seatings(3 if options else 2)), seed=5,
+                          options=options)
+    by_deal = {}
+    for t in tasks:
+        by_deal.setdefault(t.deal, []).append(t)
+    for group in by_deal.values():
+        assert len({t.game_seed for t in group}) == 1  # one deal sequence ...
+        assert len({t.seats for t in group}) == len(group)  # ... under every seating
+        deals = []
+        for t in group:
+            log = {}
+            agents = [Recorder(log, seed=i) for i in range(len(t.seats))]
+            ev.play_match(agents, preset, t.game_seed, t.agent_seed, dict(t.options))
+            deals.append(log["deal"])
+        assert all(d == deals[0] for d in deals)
+    seeds = [t.game_seed for t in tasks if t.variant == 0]
+    assert len(set(seeds)) == len(seeds)
+
+
+def test_seatings_swap_sides_or_rotate():
+    assert ev.seatings(4) == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    assert ev.seatings(2) == [(0, 1), (1, 0)]
+    assert sorted(s.index(0) for s in ev.seatings(3)) == [0, 1, 2]
+
+
+def test_same_seed_same_numbers_whatever_the_workers():
+    kw = dict(preset="seven_up", matches=4, seed=3, progress=False)
+    a = ev.round_robin(["heuristic", "random", "search:worlds=1"], workers=1, **kw)
+    b = ev.round_robin(["heuristic", "random", "search:worlds=1"], workers=2, **kw)
+    assert a == b
+    kw["matches"] = 20
+    c = ev.round_robin(["heuristic", "random"], workers=1, **kw)
+    assert c == ev.round_robin(["heuristic", "random"], workers=1, **kw)
+    assert c["results"] != ev.round_robin(["heuristic", "random"], workers=1, **{**kw, "seed": 4})["results"]
+
+
+def test_results_shape_and_mirror_rows():
+    out = ev.evaluate_pairing("heuristic", "random", preset="yorkshire", matches=6, seed=0, workers=1,
+                              progress=False)
+    fwd, rev = out["results"]
+    for key in ("agent", "opponent", "preset", "matches", "wins", "win_rate", "ci95", "points_per_hand"):
+        assert key in fwd
+    assert (fwd["agent"], fwd["opponent"], rev["agent"], rev["opponent"]) == ("heuristic", "random", "random",
+                                                                              "heuristic")
+    assert fwd["matches"] == rev["matches"] == 6 and fwd["wins"] + rev["wins"] == 6
+    assert fwd["points_per_hand"] == pytest.approx(rev["opponent_points_per_hand"])
+    assert set(out["ratings"]) == {"heuristic", "random"}
+
+
+def test_three_players_rotate_and_report_both_directions():
+    out = ev.evaluate_pairing("heuristic", "random", preset="traditional", options={"players": 3}, matches=3,
+                              seed=0, workers=1, progress=False)
+    rows = {(r["agent"], r["opponent"]): r for r in out["results"]}
+    assert set(rows) == {("heuristic", "random"), ("random", "heuristic")}
+    assert all(r["matches"] == 3 for r in rows.values())
+
+
+def test_matches_must_fill_whole_duplicate_groups():
+    with pytest.raises(ValueError, match="multiple of 2"):
+        ev.make_tasks([("random", "heuristic")], "yorkshire", 5, 0)
+    with pytest.raises(ValueError, match="multiple of 3"):
+        ev.make_tasks([("random", "heuristic")], "traditional", 4, 0, {"players": 3})
+
+
+# ---------------------------------------------------------------------------------- statistics
+def test_wilson_interval():
+    lo, hi = ev.wilson(80, 100)
+    z = 1.959963984540054
+    p, n = 0.8, 100
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    assert lo == pytest.approx(centre - half, abs=1e-9) and hi == pytest.approx(centre + half, abs=1e-9)
+    assert ev.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_t_interval():
+    assert ev.t_interval([1.0]) is None
+    lo, hi = ev.t_interval([1.0, 2.0, 3.0, 4.0])
+    assert lo < 2.5 < hi and hi - 2.5 == pytest.approx(2.5 - lo)
+
+
+def test_derive_seed_is_stable():
+    assert ev.derive_seed(0, "x", 1) == ev.derive_seed(0, "x", 1) != ev.derive_seed(0, "x", 2)
+
+
+# ---------------------------------------------------------------------------------- CLI
+def test_cli_writes_json(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    rc = eval_main(["--preset", "seven_up", "--agents", "heuristic", "random", "--matches", "4", "--seed", "1",
+                    "--workers", "1", "--no-progress", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert {"results", "ratings"} <= set(data)
+    r = data["results"][0]
+    assert {"agent", "opponent", "preset", "matches", "wins", "win_rate", "ci95", "points_per_hand"} <= set(r)
+    assert "| heuristic | random | 4 |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,msg", [(["--preset", "nope"], "unknown preset 'nope'"),
+                                      (["--agents", "heuristic", "bogus"], "unknown agent 'bogus'"),
+                                      (["--agents", "search:worlds=x", "random"], "worlds"),
+                                      (["--preset", "seven_up", "--players", "4"], "allows players"),
+                                      (["--matches", "3"], "multiple of 2"),
+                                      (["--agents", "random"], "at least two")])
+def test_cli_errors_are_one_line(argv, msg, capsys):
+    rc = eval_main(argv + ["--no-progress", "--workers", "1"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert err.startswith("allfours eval: error:") and msg in err and "\n" not in err
+    assert "Traceback" not in err

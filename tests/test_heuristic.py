@@ -1,0 +1,208 @@
+"""The heuristic agent in described situations, and legal play everywhere."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.heuristic import HeuristicAgent, trump_strength
+from agents.random_agent import RandomAgent
+from allfours_env import GameState, card_code, parse_card
+from allfours_env.cards import BEG, GIVE_ONE, RUN_PACK, STAND, SUIT_MASK, THROW_IN
+
+ALL = [r + s for s in "CDHS" for r in "23456789TJQKA"]
+
+
+def deal(preset, dealer, hands, turnup=None, scores=None, **options):
+    """A state from fixed hands; for turn-up presets the stock starts with ``turnup``."""
+    used = {c for h in hands for c in h}
+    stock = None
+    if turnup is not None:
+        stock = [turnup] + [c for c in ALL if c not in used and c != turnup]
+    d = {"dealer": dealer, "hands": hands}
+    if stock is not None:
+        d["stock"] = stock
+    return GameState.new(preset, seed=0, deal=d, scores=scores, **options)
+
+
+def play(st, *codes):
+    for c in codes:
+        st.apply(parse_card(c) if len(c) == 2 else c)
+    return st
+
+
+def choose(st):
+    return HeuristicAgent(seed=0)(st, st.current)
+
+
+def name(a):
+    return card_code(a) if a < 52 else a
+
+
+# ---------------------------------------------------------------------------------- trump decisions
+def test_stands_on_strong_trumps_and_begs_on_weak():
+    strong = deal("seven_up", 0, [["5C", "9D", "2S", "QS", "7C", "3D"], ["AH", "KH", "QH", "4H", "2C", "8D"]], "5H")
+    assert strong.current == 1 and choose(strong) == STAND
+    weak = deal("seven_up", 0, [["5C", "9D", "2S", "QS", "7C", "3D"], ["4C", "6C", "2D", "8S", "9S", "3S"]], "5H")
+    assert choose(weak) == BEG
+
+
+def test_stand_when_high_alone_wins():
+    st = deal("seven_up", 0, [["5C", "9D", "2S", "QS", "7C", "3D"], ["AH", "4C", "6C", "2D", "8S", "9S"]], "5H",
+              scores=[0, 6])
+    assert choose(st) == STAND
+
+
+def test_dealer_gives_one_on_strong_runs_on_weak():
+    strong = deal("seven_up", 0, [["AH", "KH", "JH", "4H", "2C", "8D"], ["4C", "6C", "2D", "8S", "9S", "3S"]], "5H")
+    strong.apply(BEG)
+    assert strong.current == 0 and choose(strong) == GIVE_ONE
+    weak = deal("seven_up", 0, [["4C", "6C", "2D", "8S", "9S", "3S"], ["AH", "KH", "JH", "4H", "2C", "8D"]], "5H")
+    weak.apply(BEG)
+    assert choose(weak) == RUN_PACK
+
+
+def test_dealer_never_gives_the_match_away():
+    st = deal("seven_up", 0, [["AH", "KH", "JH", "4H", "2C", "8D"], ["4C", "6C", "2D", "8S", "9S", "3S"]], "5H",
+              scores=[0, 6])
+    st.apply(BEG)
+    assert choose(st) == RUN_PACK
+
+
+def test_trump_strength_orders_hands():
+    h = lambda *cs: sum(1 << parse_card(c) for c in cs)  # noqa: E731
+    assert trump_strength(h("AH", "KH", "JH"), 2) > trump_strength(h("2H", "3H", "4H"), 2) > trump_strength(
+        h("2H", "3C"), 2)
+
+
+# ---------------------------------------------------------------------------------- Yorkshire pitch and leads
+YORK = [["AH", "KH", "2C", "3C", "4D", "5D"], ["2H", "9C", "TC", "6D", "7D", "8S"],
+        ["3H", "9D", "TD", "6C", "7C", "9S"], ["4H", "5C", "8C", "8D", "2S", "3S"]]
+
+
+def test_pitches_its_ace_in_its_strongest_suit():
+    st = deal("yorkshire", 3, YORK)
+    assert st.current == 0 and name(choose(st)) == "AH"
+
+
+def test_draws_trumps_when_holding_high():
+    st = play(deal("yorkshire", 3, YORK), "AH", "2H", "3H", "4H")
+    assert st.current == 0 and st.trump == 2
+    assert name(choose(st)) == "KH"  # the boss trump, with trumps still out
+
+
+def test_leads_a_worthless_side_card_without_high():
+    hands = [["QH", "2C", "3C", "4D", "5D", "TS"], ["AH", "9C", "TC", "6D", "7D", "8S"],
+             ["3H", "9D", "TD", "6C", "7C", "9S"], ["4H", "5C", "8C", "8D", "2S", "3S"]]
+    st = play(deal("yorkshire", 3, hands), "QH", "AH", "3H", "4H")
+    # Seat 1 won; play it around to seat 0's lead: seat 1 leads 6D, 2 plays 9D, 3 8D, 0 5D... seat 2 wins.
+    play(st, "6D", "9D", "8D", "5D")
+    play(st, "6C", "8C", "2C", "TC")  # seat 2 leads 6C; seat 1 wins with TC
+    assert st.current == 1
+    play(st, "7D", "TD", "3S", "4D")  # seat 2 wins
+    play(st, "7C", "5C", "3C", "9C")  # seat 1 wins
+    assert st.current == 1
+    st2 = deal("yorkshire", 3, hands)
+    play(st2, "QH", "AH", "3H", "4H", "6D", "9D", "8D", "5D", "6C", "8C", "2C", "TC")
+    st2.apply(parse_card("7D"))  # seat 1 leads 7D; seat 2 to play
+    assert st2.current == 2 and name(choose(st2)) == "TD"  # the ten of the suit, a sure winner here
+
+
+def test_protects_its_own_jack():
+    hands = [["2C", "3C", "4D", "5D", "6S", "7S"], ["QH", "9C", "TC", "6D", "7D", "8S"],
+             ["JH", "5H", "TD", "6C", "7C", "9S"], ["AH", "5C", "8C", "8D", "2S", "3S"]]
+    st = deal("yorkshire", 0, hands)  # seat 1 pitches
+    st.apply(parse_card("QH"))
+    assert st.current == 2 and name(choose(st)) == "5H"  # not the jack under the queen
+
+
+def test_captures_the_trump_jack():
+    st = deal("seven_up", 1, [["JH", "2C", "3C", "4D", "5D", "6S"], ["QH", "2H", "9C", "TC", "6D", "7D"]], "5H")
+    st.apply(STAND)
+    st.apply(parse_card("JH"))
+    assert st.current == 1 and name(choose(st)) == "QH"
+
+
+def test_captures_a_ten_with_the_cheapest_sure_winner():
+    st = deal("seven_up", 1, [["TC", "2S", "3C", "4D", "5D", "6S"], ["AC", "QH", "2H", "9D", "6D", "7D"]], "5H")
+    st.apply(STAND)
+    st.apply(parse_card("TC"))
+    assert name(choose(st)) == "AC"  # wins the ten without spending a trump
+
+
+def test_ducks_a_worthless_trick_cheaply():
+    st = deal("seven_up", 1, [["3C", "2S", "TC", "4D", "5D", "6S"], ["AS", "QH", "2H", "TD", "9D", "7D"]], "5H")
+    st.apply(STAND)
+    st.apply(parse_card("3C"))
+    assert name(choose(st)) == "7D"  # nothing to win: keep the ace, the ten and the trumps
+
+
+def test_drops_low_trump_under_partners_winning_trick():
+    hands = [["AH", "2C", "3C", "4D", "5D", "6S"], ["2H", "9C", "TC", "6D", "7D", "8S"],
+             ["3H", "9H", "KH", "6C", "7C", "9S"], ["4H", "5C", "8C", "8D", "2S", "3S"]]
+    st = play(deal("yorkshire", 3, hands), "AH", "2H")
+    assert st.current == 2 and name(choose(st)) == "3H"
+
+
+def test_gives_its_ten_to_partners_sure_trick():
+    hands = [["AH", "2C", "3C", "4D", "5D", "6S"], ["2H", "9C", "TC", "6D", "7D", "8S"],
+             ["3H", "TH", "KH", "6C", "7C", "9S"], ["4H", "5C", "8C", "8D", "2S", "3S"]]
+    st = play(deal("yorkshire", 3, hands), "AH", "2H")
+    assert name(choose(st)) == "TH"
+
+
+def test_throws_in_a_worthless_hand():
+    hands = [["AH", "KH", "QC", "3C", "4D", "5D"], ["2H", "9C", "TC", "6D", "7D", "8S"],
+             ["3H", "9D", "TD", "6C", "7C", "9S"], ["4C", "5C", "8C", "8D", "2S", "3S"]]
+    st = play(deal("yorkshire", 3, hands), "AH", "2H", "3H")
+    assert st.current == 3 and THROW_IN in st.legal_actions()
+    assert choose(st) == THROW_IN  # no trump, nothing above nine, and its partner plays on
+
+
+# ---------------------------------------------------------------------------------- legality and strength
+@pytest.mark.parametrize("preset,options", [("yorkshire", {}), ("yorkshire", {"must_follow_suit": True}),
+                                            ("traditional", {}), ("traditional", {"players": 2}),
+                                            ("traditional", {"players": 3}), ("seven_up", {})])
+def test_always_legal(preset, options):
+    h = HeuristicAgent(seed=1)
+    for g in range(15):
+        st = GameState.new(preset, seed=g, **options)
+        while not st.done:
+            st.apply(h(st, st.current))  # __call__ checks legality
+
+
+def test_reads_only_its_own_hand():
+    """Changing hidden cards (another seat's hand) never changes a choice made without them."""
+    import random
+
+    from allfours_env.sampling import resample
+    h = HeuristicAgent(seed=0)
+    rng = random.Random(0)
+    r = RandomAgent(seed=0)
+    for g in range(10):
+        st = GameState.new("yorkshire", seed=g)
+        while not st.done and st.hand_no == 0:
+            seat = st.current
+            a = h.act(st, seat)
+            for _ in range(3):
+                assert h.act(resample(st, seat, rng), seat) == a
+            st.apply(r(st, seat))
+
+
+def test_beats_random_clearly():
+    """Duplicate single hands: the heuristic's side outscores random's by a clear margin."""
+    h, r = HeuristicAgent(seed=1), RandomAgent(seed=2)
+    margin = 0
+    for g in range(150):
+        for side in (0, 1):
+            st = GameState.new("traditional", seed=g, episode="hand")
+            agents = [h, r] if side == 0 else [r, h]
+            while not st.done:
+                s = st.current
+                st.apply(agents[st.side(s)](st, s))
+            pts = st.hand_result["points"]
+            margin += pts[side] - pts[1 - side]
+    assert margin / 300 > 0.6
+
+
+def test_suit_masks_sane():
+    assert SUIT_MASK[2] >> 26 & 1

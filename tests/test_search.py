@@ -1,0 +1,162 @@
+"""The determinized search agent and its perfect-information solver."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from agents.random_agent import RandomAgent
+from agents.search import SearchAgent, _final_value, solve
+from allfours_env import GameState, parse_card
+from allfours_env.cards import STAND, THROW_IN
+
+CASES = [("yorkshire", {}, 3), ("yorkshire", {"must_follow_suit": True}, 3), ("traditional", {}, 3),
+         ("traditional", {"players": 2}, 4), ("traditional", {"players": 3}, 3), ("seven_up", {}, 4)]
+
+
+def brute_force(w: GameState, seat: int, hand_no: int) -> int:
+    """Plain minimax with the engine itself (clone/apply), no pruning: the reference."""
+    if w.hand_no != hand_no or w.done:
+        return _final_value(w, seat)
+    vals = []
+    for a in w.legal_actions():
+        if a == THROW_IN:  # the solver's tree has no throw-ins below the root
+            continue
+        c = w.clone()
+        c.apply(a)
+        vals.append(brute_force(c, seat, hand_no))
+    return max(vals) if w.side(w.current) == w.side(seat) else min(vals)
+
+
+def _endgames(preset, options, cards, games):
+    r = RandomAgent(seed=1)
+    for g in range(games):
+        st = GameState.new(preset, seed=g, **options)
+        stop = random.Random(g).randrange(st.n)  # also positions in the middle of a trick
+        while not st.done and not (st.phase == 2 and st.trump >= 0 and st.hands[st.current].bit_count() <= cards
+                                   and len(st.trick) >= min(stop, st.n - 1)):
+            st.apply(r(st, st.current))
+        if not st.done:
+            yield st
+
+
+@pytest.mark.parametrize("preset,options,cards", CASES)
+def test_solver_matches_engine_minimax(preset, options, cards):
+    """The lean alpha-beta solver agrees with brute force over the engine, action for action."""
+    checked = 0
+    for st in _endgames(preset, options, cards, 25):
+        seat = st.current
+        legal = [a for a in st.legal_actions() if a != THROW_IN]
+        got = solve(st, seat, legal)
+        for a in legal:
+            c = st.clone()
+            c.apply(a)
+            assert got[a] == brute_force(c, seat, st.hand_no), (preset, st.seed, a)
+            checked += 1
+    assert checked > 20
+
+
+def test_solver_scores_match_end_and_kicks():
+    """Near the target the value includes the match win; earlier kicks count in the hand's points."""
+    st = GameState.new("seven_up", seed=3, scores=[6, 6])
+    r = RandomAgent(seed=0)
+    while not st.done and not (st.phase == 2 and st.hands[st.current].bit_count() <= 2):
+        st.apply(r(st, st.current))
+    if st.done:
+        pytest.skip("match ended before play")
+    vals = solve(st, st.current)
+    assert all(abs(v) >= 20 for v in vals.values())  # at 6-6 someone wins this hand
+
+
+def test_horizon_playouts_give_values_for_big_hands():
+    st = GameState.new("traditional", seed=1, players=2)
+    st.apply(STAND) if st.phase == 0 else None
+    vals = solve(st, st.current, exact=0)
+    assert set(vals) == set(st.legal_actions()) and all(abs(v) <= 40 for v in vals.values())
+
+
+def test_agent_is_deterministic_under_a_seed():
+    st = GameState.new("yorkshire", seed=2)
+    r = RandomAgent(seed=0)
+    for _ in range(5):
+        st.apply(r(st, st.current))
+    a = SearchAgent(worlds=4, seed=7).action_values(st, st.current)
+    b = SearchAgent(worlds=4, seed=7).action_values(st, st.current)
+    assert a == b
+
+
+@pytest.mark.parametrize("preset,options", [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 3}),
+                                            ("seven_up", {})])
+def test_agent_plays_legal_hands(preset, options):
+    agent = SearchAgent(worlds=2, seed=0)
+    st = GameState.new(preset, seed=5, **options)
+    while not st.done and st.hand_no == 0:
+        st.apply(agent(st, st.current))
+
+
+def test_time_budget_caps_a_move():
+    st = GameState.new("yorkshire", seed=0)
+    agent = SearchAgent(worlds=10_000, time=0.05, seed=0)
+    t = time.perf_counter()
+    agent(st, st.current)
+    assert time.perf_counter() - t < 1.5
+
+
+def test_takes_the_ten_on_the_last_trick():
+    """Seven Up endgame: with the ten of clubs led, the follower wins it with its ace, not a low trump."""
+    hands = [["TC", "2S", "3C", "4D", "5D", "6S"], ["AC", "QH", "2H", "9D", "6D", "7D"]]
+    used = {c for h in hands for c in h}
+    stock = ["5H"] + [r + s for s in "CDHS" for r in "23456789TJQKA" if r + s not in used and r + s != "5H"]
+    st = GameState.new("seven_up", seed=0, deal={"dealer": 1, "hands": hands, "stock": stock})
+    st.apply(STAND)
+    st.apply(parse_card("TC"))
+    vals = SearchAgent(worlds=8, seed=0).action_values(st, 1)
+    assert max(vals, key=vals.get) == parse_card("AC")
+
+
+def test_bad_budgets():
+    with pytest.raises(ValueError, match="worlds"):
+        SearchAgent(worlds=0)
+    with pytest.raises(ValueError, match="time"):
+        SearchAgent(time=-1)
+    with pytest.raises(ValueError, match="exact"):
+        SearchAgent(exact=99)
+
+
+def test_hand_start_replays_to_the_world():
+    """Inference replays the hand in each world from its deal: it must reproduce the world exactly."""
+    from agents.heuristic import HeuristicAgent
+    from agents.search import _hand_start, _likelihood
+    from allfours_env.sampling import resample
+    h = HeuristicAgent(seed=0)
+    rng = random.Random(0)
+    checked = 0
+    for preset in ("yorkshire", "traditional", "seven_up"):
+        for g in range(12):
+            st = GameState.new(preset, seed=g)
+            for _ in range(rng.randrange(1, 14)):
+                if st.done:
+                    break
+                st.apply(h(st, st.current))
+            if st.done or st.redeals:
+                continue
+            w = resample(st, st.current, rng)
+            start = _hand_start(w)
+            for _, a in st.history:
+                start.apply(a)
+            assert (start.hands, start.played_by, start.trick, start.scores, start.turnups) == (
+                w.hands, w.played_by, w.trick, w.scores, w.turnups)
+            assert 0 < _likelihood(w, st, st.current, h, 0.3) <= 1
+            checked += 1
+    assert checked > 20
+
+
+def test_inference_mode_is_deterministic():
+    st = GameState.new("traditional", seed=6)
+    r = RandomAgent(seed=0)
+    while st.phase != 2 or len(st.trick) < 2:
+        st.apply(r(st, st.current))
+    a = SearchAgent(worlds=3, infer=3, seed=1).action_values(st, st.current)
+    assert a == SearchAgent(worlds=3, infer=3, seed=1).action_values(st, st.current)

@@ -1,0 +1,150 @@
+"""End-to-end training runs: smoke run + checkpoint loading, kill -9 and resume, determinism, configs."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from agents.neural import load_agent, load_bot
+from allfours_env import GameState
+from train.checkpoint import CheckpointError, load_checkpoint
+from train.cli import main
+from train.config import load_config
+from train.trainer import Trainer
+
+REPO = Path(__file__).resolve().parents[1]
+TINY = ["num_envs=16", "rollout_steps=8", "hidden=[32,32]", "minibatch_size=64", "eval_matches=4",
+        "eval_opponents=[random]", "search_eval_every=0", "progress_bar=false", "snapshot_every=1",
+        "scripted_opponents=[random]", "opp_scripted=0.2", "opp_snapshot=0.3", "opp_latest=0.5", "collector=inline"]
+ROLLOUT = 16 * 8
+
+
+def _cfg(tmp_path, *extra):
+    return load_config("smoke", TINY + [f"runs_dir={tmp_path}", "max_minutes=0", "eval_every_minutes=0", *extra])
+
+
+def test_smoke_run_writes_checkpoints_that_load(tmp_path):
+    rc = main(["--config", "smoke", *TINY, f"runs_dir={tmp_path}", "run_name=s", f"total_steps={3 * ROLLOUT}",
+               "eval_every_minutes=0.001"])
+    assert rc == 0
+    run = tmp_path / "s"
+    for name in ("latest.pt", "best.pt", "config.yaml"):
+        assert (run / name).exists()
+    assert list((run / "tb").glob("events.*"))
+    ck = load_checkpoint(run / "latest.pt")
+    assert ck["progress"]["steps"] == 3 * ROLLOUT and ck["progress"]["updates"] == 3
+    assert ck["preset"] == "yorkshire" and len(ck["action_ids"]) == 57 and ck["code_version"]
+    assert "random" in ck["last_eval"]
+    agent = load_agent(run)
+    s = GameState.new("yorkshire", seed=1)
+    while not s.done:
+        s.apply(agent(s, s.current))
+    # the saved config resolves to the same run config
+    assert load_config(run / "config.yaml").to_dict() == load_config(run / "config.yaml").to_dict()
+    # a second start into the same folder is refused with a pointer to --resume
+    assert main(["--config", "smoke", *TINY, f"runs_dir={tmp_path}", "run_name=s", "total_steps=1"]) == 2
+
+
+def test_bad_checkpoints_give_clear_errors(tmp_path):
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_agent(tmp_path / "nope.pt")
+    (tmp_path / "garbage.pt").write_bytes(b"\x00not a checkpoint" * 10)
+    with pytest.raises(ValueError, match="cannot be read"):
+        load_agent(tmp_path / "garbage.pt")
+    torch.save({"hello": torch.zeros(2)}, tmp_path / "foreign.pt")
+    with pytest.raises(ValueError, match="not an All Fours"):
+        load_agent(tmp_path / "foreign.pt")
+    trainer = Trainer(_cfg(tmp_path), tmp_path / "r")
+    path = trainer.save()
+    data = path.read_bytes()
+    (tmp_path / "truncated.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="cannot be read"):
+        load_agent(tmp_path / "truncated.pt")
+    ck = load_checkpoint(path)
+    ck["encoding_version"] = -1
+    torch.save(ck, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match="encoding version"):
+        load_agent(tmp_path / "old.pt")
+    with pytest.raises(ValueError, match="no trained bot"):
+        load_bot("seven_up") if not (REPO / "checkpoints" / "seven_up.pt").exists() else load_bot("nope")
+
+
+def test_config_errors_and_overrides(tmp_path):
+    with pytest.raises(ValueError, match="unknown config key 'lrr'.*lr"):
+        load_config("smoke", ["lrr=1"])
+    with pytest.raises(ValueError, match="key=value"):
+        load_config("smoke", ["lr"])
+    with pytest.raises(ValueError, match="not found"):
+        load_config("no_such_config")
+    with pytest.raises(ValueError, match="must be an int"):
+        load_config("smoke", ["num_envs=many"])
+    cfg = load_config(None, ["lr=1e-4", "hidden=[64,32]", "rules.target=7", "privileged_critic=true"])
+    assert cfg.preset == "yorkshire" and cfg.max_minutes == 60  # the default config
+    assert cfg.lr == 1e-4 and cfg.hidden == [64, 32] and cfg.rules == {"target": 7} and cfg.privileged_critic
+    for name in ("yorkshire", "traditional", "traditional_2p", "seven_up", "smoke"):
+        load_config(name)
+    assert load_config("traditional_2p").rules == {"players": 2}
+    (tmp_path / "bad.yaml").write_text("lr: [1\n")
+    with pytest.raises(ValueError, match="not valid YAML"):
+        load_config(tmp_path / "bad.yaml")
+    assert main(["--config", "smoke", "bogus=1"]) == 2
+
+
+def _params(net):
+    return {k: v.clone() for k, v in net.state_dict().items()}
+
+
+def test_same_seed_same_first_updates(tmp_path):
+    runs = []
+    for i, seed in enumerate((5, 5, 6)):
+        t = Trainer(_cfg(tmp_path, f"total_steps={2 * ROLLOUT}", f"seed={seed}", "privileged_critic=true"),
+                    tmp_path / f"d{i}")
+        t.train()
+        runs.append(_params(t.net))
+    assert all(torch.equal(runs[0][k], runs[1][k]) for k in runs[0])
+    assert not all(torch.equal(runs[0][k], runs[2][k]) for k in runs[0])
+
+
+def test_resume_after_kill_continues_steps_and_optimizer(tmp_path):
+    # the default rollout worker process: the learner is killed, the worker must not hang on
+    cmd = [sys.executable, "-m", "train.cli", "--config", "smoke", *TINY, f"runs_dir={tmp_path}", "run_name=k",
+           "max_minutes=10", "eval_every_minutes=0", "checkpoint_every_updates=1", "collector=process"]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    latest = tmp_path / "k" / "latest.pt"
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if latest.exists() and load_checkpoint(latest)["progress"]["updates"] >= 3:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the training process wrote no checkpoint in time")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)  # no chance to clean up
+        proc.wait()
+    ck = load_checkpoint(latest)
+    steps, updates = ck["progress"]["steps"], ck["progress"]["updates"]
+    cfg = load_config(tmp_path / "k" / "config.yaml", [f"total_steps={steps + 2 * ROLLOUT}", "max_minutes=0"])
+    t = Trainer.resume(tmp_path / "k", cfg)
+    assert t.cfg.collector == "process"
+    assert t.progress["steps"] == steps and t.progress["updates"] == updates
+    opt = t.opt.state_dict()
+    for pid, state in ck["optimizer"]["state"].items():
+        for key, value in state.items():
+            assert torch.equal(opt["state"][pid][key], value)
+    adam_steps = float(ck["optimizer"]["state"][0]["step"])
+    assert adam_steps > 0
+    try:
+        summary = t.train()
+    finally:
+        t.close()
+    assert summary["steps"] == steps + 2 * ROLLOUT and summary["updates"] == updates + 2
+    after = load_checkpoint(latest)
+    assert after["progress"]["updates"] == updates + 2
+    assert float(after["optimizer"]["state"][0]["step"]) > adam_steps
+    assert set(after["pool"]) <= {p.stem for p in (tmp_path / "k" / "pool").glob("*.pt")}

@@ -1,0 +1,42 @@
+"""A rollout worker process produces exactly the rollouts of the in-process collector."""
+
+import numpy as np
+import torch
+
+from allfours_env.rules import make_rules
+from train.features import OBS_SIZE
+from train.network import PolicyNet
+from train.rollout import CollectParams, VectorCollector
+from train.workers import ProcessCollector
+
+
+def test_process_collector_matches_inline_collector():
+    torch.manual_seed(0)
+    net = PolicyNet(OBS_SIZE, 57, [32, 32], privileged=4 * 52, canonical=True)
+    rules = make_rules("traditional")
+    kw = dict(num_envs=12, rollout_steps=16, seed=3, shares=(0.5, 0.2, 0.3), scripted_specs=["random"],
+              snapshot_slots=1)
+    inline = VectorCollector(rules, net, **kw)
+    worker = ProcessCollector(rules, net, **kw)
+    try:
+        worker.set_policy(net.state_dict())
+        snapshot = [("old", {k: v + 0.01 for k, v in net.state_dict().items()})]
+        inline.set_opponents(snapshot)
+        worker.set_opponents(snapshot)
+        params = CollectParams(points_reward=0.1)
+        for _ in range(2):
+            a = inline.collect(params)
+            worker.start(params)
+            assert worker.busy
+            b = worker.wait()
+            for name in ("obs", "mask", "priv", "actions", "logp", "values", "advantages", "returns"):
+                assert np.array_equal(getattr(a, name), getattr(b, name)), name
+            assert a.decisions == b.decisions and a.stats == b.stats
+        worker.start(params)  # state requested while a rollout is in flight
+        state = worker.state_dict()
+        inline.collect(params)
+        assert state["seeders"] == inline.state_dict()["seeders"]
+        assert worker.wait().decisions == 12 * 16
+    finally:
+        worker.close()
+    assert worker.proc is None

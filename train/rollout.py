@@ -1,0 +1,405 @@
+"""Self-play rollouts: many games stepped in lockstep on the rules engine, one forward per step.
+
+``Collector`` is the small interface the learner talks to: give it policy weights and the
+opponents to use, ask for a ``Rollout`` (plain numpy arrays with advantages and returns already
+computed), save and restore its random state. ``VectorCollector`` runs in-process; a worker on
+another process or machine only has to implement the same four methods and ship ``Rollout``s.
+
+How one lockstep step works (``VectorCollector._step``):
+  1. every game's player to move is encoded into one preallocated (B, OBS) array, its legal
+     actions into a (B, 57) bool mask;
+  2. one forward of the learner over all B rows, plus one per active frozen snapshot over the
+     rows where that snapshot's seats are to move; scripted seats ask their ``Agent``;
+  3. actions are sampled from the masked softmax (illegal actions have probability 0);
+  4. each game applies its action; rewards are credited to the last decision of each seat;
+     finished matches are replaced by new ones from the game slot's own seeder (exactly as the
+     AEC env's ``reset()`` seeds its matches, so a slot's games can be replayed there).
+
+Trajectories are per (game, seat): a seat's decisions are linked in order and a reward lands
+on the seat's latest decision. A seat's last decision in a rollout ("tail") has no successor
+yet: it is not trained on in this rollout but serves as the bootstrap value of its predecessor
+(a proper decision state of the same seat), and is carried into the next rollout as the first
+decision of that trajectory, where it gets its real successor and rewards.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from allfours_env.cards import NUM_ACTIONS
+from allfours_env.engine import GameState
+from allfours_env.rules import Rules
+
+from .features import OBS_SIZE, PRIV_SIZE, encode_batch, masks_batch, privileged_batch
+from .network import PolicyNet
+from .symmetry import canonicalize, to_canonical_actions, to_env_actions
+
+LATEST, SNAPSHOT, SCRIPTED = 0, 1, 2
+KIND_NAMES = ("latest", "snapshot", "scripted")
+
+
+@dataclass
+class Rollout:
+    """Training samples of the learner's seats (N rows) and what happened while collecting."""
+
+    obs: np.ndarray  # float32 (N, OBS_SIZE)
+    mask: np.ndarray  # bool (N, 57)
+    priv: np.ndarray | None  # float32 (N, PRIV_SIZE) with a privileged critic
+    actions: np.ndarray  # int64 (N,)
+    logp: np.ndarray  # float32 (N,) behaviour log-probabilities
+    values: np.ndarray  # float32 (N,)
+    advantages: np.ndarray  # float32 (N,)
+    returns: np.ndarray  # float32 (N,)
+    decisions: int  # every decision made in the games (learner and opponents)
+    stats: dict = field(default_factory=dict)
+
+
+@dataclass
+class CollectParams:
+    points_reward: float = 0.0  # shaping scale for points scored (match-reward mode)
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+
+
+class Collector(ABC):
+    """What the learner needs from rollout workers (in-process today, remote later)."""
+
+    @abstractmethod
+    def set_policy(self, state_dict: dict) -> None:
+        """Load the learner's current weights."""
+
+    @abstractmethod
+    def set_opponents(self, snapshots: list[tuple[str, dict]]) -> None:
+        """Frozen past policies (name, state_dict) to seat against the learner in this rollout."""
+
+    @abstractmethod
+    def collect(self, params: CollectParams) -> Rollout:
+        """Play on and return one rollout."""
+
+    @abstractmethod
+    def state_dict(self) -> dict:
+        """Random state, so a resumed run continues the same seeded sequence of games."""
+
+    @abstractmethod
+    def load_state_dict(self, state: dict) -> None: ...
+
+    def close(self) -> None:  # noqa: B027 (optional hook: in-process collectors hold nothing)
+        """Release workers, if any."""
+
+
+def make_scripted(specs, preset: str, seed: int) -> list:
+    """(spec, Agent) for the scripted share; unavailable specs are skipped with a warning."""
+    from .evaluate import make_opponent
+
+    out = []
+    for i, spec in enumerate(specs):
+        agent = make_opponent(spec, preset, seed=seed + i)
+        if agent is not None:
+            out.append((spec, agent))
+    return out
+
+
+class VectorCollector(Collector):
+    def __init__(self, rules: Rules, policy: PolicyNet, num_envs: int = 256, rollout_steps: int = 64,
+                 seed: int = 0, shares=(1.0, 0.0, 0.0), scripted_specs=(), snapshot_slots: int = 2,
+                 threads: int = 1, record: bool = False):
+        self.rules = rules
+        self.n = rules.players
+        self.B, self.T = num_envs, rollout_steps
+        self.policy = policy
+        self.privileged = policy.privileged > 0
+        self.threads = threads
+        self.seed = seed
+        self.rng = random.Random(seed * 7919 + 1)
+        self.gen = torch.Generator().manual_seed(seed)
+        self.seeders = [random.Random(self.slot_seed(g)) for g in range(num_envs)]
+        self.scripted = make_scripted(scripted_specs, rules.preset, seed) if shares[2] > 0 else []
+        self.snap_nets: list[PolicyNet] = []
+        self.snap_names: list[str] = []
+        self.snapshot_slots = snapshot_slots
+        self.shares = list(shares)
+        if not self.scripted:
+            self.shares[2] = 0.0
+        self.record = record
+        self.trace: list[list] = [[] for _ in range(num_envs)]  # record=True: (seed, actions) per slot
+        # Preallocated buffers. Rows [0, C) hold decisions carried over from the last rollout.
+        self.C = num_envs * self.n
+        rows = self.C + self.T * self.B
+        self.obs = np.zeros((rows, OBS_SIZE), np.float32)
+        self.mask = np.zeros((rows, NUM_ACTIONS), bool)
+        self.priv = np.zeros((rows, PRIV_SIZE), np.float32) if self.privileged else None
+        self.actions = np.zeros(rows, np.int64)
+        self.logp = np.zeros(rows, np.float32)
+        self.values = np.zeros(rows, np.float32)
+        self.rewards = np.zeros(rows, np.float32)
+        self.dones = np.zeros(rows, bool)
+        self.learner = np.zeros(rows, bool)
+        self.next_idx = np.full(rows, -1, np.int64)
+        self.carry: list = []  # (g, seat, row data) tails to carry into the next rollout
+        self.states: list[GameState] = [None] * num_envs
+        self.kind: list[int] = [LATEST] * num_envs
+        self.seat_role: list[tuple] = [()] * num_envs  # per seat: 0 learner, k+1 snapshot slot k, -(j+1) scripted j
+        self.prev: list[list[int]] = [[]] * num_envs  # per seat: row of its latest decision in this rollout, or -1
+        self.last_scores: list[list[int]] = [[]] * num_envs
+        self._stats: dict = {}
+        for g in range(num_envs):
+            self._new_game(g)
+
+    # ------------------------------------------------------------------ interface
+    def slot_seed(self, g: int) -> int:
+        """Seed of game slot ``g``: its matches are ``env.reset(seed=slot_seed(g))`` then ``reset()``."""
+        return (self.seed * 1_000_003 + g) & ((1 << 63) - 1)
+
+    def set_policy(self, state_dict: dict) -> None:
+        self.policy.load_state_dict(state_dict)
+
+    def set_opponents(self, snapshots: list[tuple[str, dict]]) -> None:
+        snapshots = snapshots[: self.snapshot_slots]
+        while len(self.snap_nets) < len(snapshots):
+            self.snap_nets.append(PolicyNet.from_arch(self.policy.arch()).eval())
+        for net, (_, sd) in zip(self.snap_nets, snapshots):
+            net.load_state_dict(sd)
+        self.snap_names = [name for name, _ in snapshots]
+
+    def state_dict(self) -> dict:
+        return {"rng": self.rng.getstate(), "gen": self.gen.get_state(),
+                "seeders": [s.getstate() for s in self.seeders]}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.rng.setstate(_as_state(state["rng"]))
+        self.gen.set_state(state["gen"])
+        if len(state["seeders"]) != self.B:
+            raise ValueError(f"collector state has {len(state['seeders'])} game slots, this run has {self.B}")
+        for s, st in zip(self.seeders, state["seeders"]):
+            s.setstate(_as_state(st))
+        self.carry = []
+        for g in range(self.B):  # games in progress at the checkpoint are not saved: start fresh ones
+            self._new_game(g)
+
+    # ------------------------------------------------------------------ games
+    def _draw_kind(self) -> int:
+        shares = list(self.shares)
+        if not self.snap_nets:
+            shares[SNAPSHOT] = 0.0
+        total = sum(shares)
+        if total <= 0:
+            return LATEST
+        u = self.rng.random() * total
+        for k, w in enumerate(shares):
+            if u < w:
+                return k
+            u -= w
+        return LATEST
+
+    def _new_game(self, g: int) -> None:
+        seed = self.seeders[g].getrandbits(63)
+        state = GameState.new(self.rules, seed=seed)
+        kind = self._draw_kind()
+        n, sides = self.n, self.rules.sides
+        if kind == LATEST:
+            roles = (0,) * n
+        else:
+            me = self.rng.randrange(sides)
+            other = (1 + self.rng.randrange(len(self.snap_nets))) if kind == SNAPSHOT \
+                else -(1 + self.rng.randrange(len(self.scripted)))
+            roles = tuple(0 if state.side(s) == me else other for s in range(n))
+        self.states[g] = state
+        self.kind[g] = kind
+        self.seat_role[g] = roles
+        self.prev[g] = [-1] * n
+        self.last_scores[g] = list(state.scores)
+        if self.record:
+            self.trace[g].append((seed, []))
+        if state.done:  # a turn-up won the match before anyone moved: nothing to learn, deal again
+            self._new_game(g)
+
+    # ------------------------------------------------------------------ collection
+    def collect(self, params: CollectParams | None = None, out: dict | None = None) -> Rollout:
+        """One rollout; with ``out`` (arrays named like ``Rollout``'s, at least ``max_samples`` rows)
+        the samples are written there and the ``Rollout`` holds views of it."""
+        p = params or CollectParams()
+        prev_threads = torch.get_num_threads()
+        torch.set_num_threads(self.threads)
+        try:
+            self._begin()
+            self._stats = {"matches": [0, 0, 0], "wins": [0, 0, 0], "hands": 0, "points": 0.0,
+                           "match_decisions": 0}
+            decisions = 0
+            for t in range(self.T):
+                decisions += self._step(t, p.points_reward)
+            return self._finish(p, decisions, out)
+        finally:
+            torch.set_num_threads(prev_threads)
+
+    def _begin(self) -> None:
+        self.rewards[:] = 0.0
+        self.dones[:] = False
+        self.learner[:] = False
+        self.next_idx[:] = -1
+        for i, (g, seat, row) in enumerate(self.carry):
+            self.obs[i], self.mask[i], self.actions[i], self.logp[i], self.values[i], self.rewards[i] = row[:6]
+            if self.privileged:
+                self.priv[i] = row[6]
+            self.learner[i] = True
+            self.prev[g][seat] = i
+        self.carry = []
+
+    def _step(self, t: int, points_reward: float) -> int:
+        B, C, n = self.B, self.C, self.n
+        states = self.states
+        base = C + t * B
+        cur = [s.current for s in states]
+        obs = self.obs[base:base + B]
+        mask = self.mask[base:base + B]
+        encode_batch(states, cur, obs)
+        masks_batch([s.legal_mask() for s in states], mask)
+        roles = [self.seat_role[g][cur[g]] for g in range(B)]
+        priv = self.priv[base:base + B] if self.privileged else None
+        if priv is not None:
+            privileged_batch(states, cur, priv)
+        key = canonicalize(obs, mask, priv) if self.policy.canonical else None
+        obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask)
+        priv_t = torch.from_numpy(priv) if priv is not None else None
+        with torch.no_grad():
+            logits, value = self.policy(obs_t, mask_t, priv_t, canonical_input=True)
+            if self.snap_nets and any(r > 0 for r in roles):
+                roles_np = np.fromiter(roles, np.int64, B)
+                for k, net in enumerate(self.snap_nets):
+                    rows = np.nonzero(roles_np == k + 1)[0]
+                    if len(rows):
+                        r_t = torch.from_numpy(rows)
+                        logits[r_t] = net(obs_t[r_t], mask_t[r_t], value=False, canonical_input=True)[0]
+            logp_all = torch.log_softmax(logits, dim=-1)
+            actions = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=self.gen).squeeze(-1)
+            logp = logp_all.gather(1, actions[:, None]).squeeze(-1)
+        actions = actions.numpy()
+        self.actions[base:base + B] = actions
+        self.logp[base:base + B] = logp.numpy()
+        self.values[base:base + B] = value.numpy()
+        acts = (to_env_actions(actions, key) if key is not None else actions).tolist()
+        learner, rewards, next_idx, dones = self.learner, self.rewards, self.next_idx, self.dones
+        stats = self._stats
+        for g in range(B):
+            state = states[g]
+            seat = cur[g]
+            role = roles[g]
+            prev = self.prev[g]
+            if role == 0:
+                i = base + g
+                learner[i] = True
+                j = prev[seat]
+                if j >= 0:
+                    next_idx[j] = i
+                prev[seat] = i
+                a = acts[g]
+            elif role < 0:
+                a = self.scripted[-role - 1][1](state, seat)
+                self.actions[base + g] = to_canonical_actions(a, key[g]) if key is not None else a
+            else:
+                a = acts[g]
+            state.apply(a)
+            if self.record:
+                self.trace[g][-1][1].append(a)
+            scores = state.scores
+            last = self.last_scores[g]
+            if scores != last:
+                if points_reward:
+                    pts = [x - y for x, y in zip(scores, last)]
+                    for s, r in enumerate(state.points_rewards(pts)):
+                        j = prev[s]
+                        if j >= 0:
+                            rewards[j] += points_reward * r
+                self.last_scores[g] = list(scores)
+            if state.done:
+                kind = self.kind[g]
+                me = next((state.side(s) for s in range(n) if self.seat_role[g][s] == 0), 0)
+                stats["matches"][kind] += 1
+                stats["wins"][kind] += state.winner == me
+                stats["hands"] += state.hand_no
+                stats["points"] += state.scores[me]
+                for s, r in enumerate(state.match_rewards() if self.rules.reward == "match" else [0.0] * n):
+                    j = prev[s]
+                    if j >= 0:
+                        rewards[j] += r
+                        dones[j] = True
+                self._new_game(g)
+        return B
+
+    @property
+    def max_samples(self) -> int:
+        return self.C + self.T * self.B
+
+    def _finish(self, p: CollectParams, decisions: int, out: dict | None = None) -> Rollout:
+        B, C, T = self.B, self.C, self.T
+        # Tails: each open trajectory's last decision is a bootstrap, carried to the next rollout.
+        tail = np.zeros(len(self.values), bool)
+        for g in range(B):
+            for seat, j in enumerate(self.prev[g]):
+                if j >= 0:
+                    tail[j] = True
+                    row = [self.obs[j].copy(), self.mask[j].copy(), self.actions[j], self.logp[j], self.values[j],
+                           self.rewards[j]]
+                    if self.privileged:
+                        row.append(self.priv[j].copy())
+                    self.carry.append((g, seat, row))
+        adv = gae(self.values, self.rewards, self.dones, self.next_idx, tail, C, B, T, p.gamma, p.gae_lambda)
+        keep = self.learner & ~tail
+        idx = np.nonzero(keep)[0]
+        st = self._stats
+        matches = sum(st["matches"])
+        stats = {"matches": matches, "hands": st["hands"], "samples": len(idx)}
+        for k, name in enumerate(KIND_NAMES):
+            if st["matches"][k]:
+                stats[f"winrate_vs_{name}"] = st["wins"][k] / st["matches"][k]
+        if st["hands"]:
+            stats["points_per_hand"] = st["points"] / st["hands"]
+        n = len(idx)
+        arrays = {"obs": self.obs, "mask": self.mask, "priv": self.priv, "actions": self.actions, "logp": self.logp,
+                  "values": self.values, "advantages": adv}
+        taken = {}
+        for name, src in arrays.items():
+            if src is None:
+                taken[name] = None
+            elif out is not None:
+                taken[name] = np.take(src, idx, axis=0, out=out[name][:n])
+            else:
+                taken[name] = src[idx]
+        returns = out["returns"][:n] if out is not None else np.empty(n, np.float32)
+        np.add(taken["advantages"], taken["values"], out=returns)
+        return Rollout(**taken, returns=returns, decisions=decisions, stats=stats)
+
+
+def gae(values, rewards, dones, next_idx, tail, C, B, T, gamma, lam) -> np.ndarray:
+    """Generalised advantage estimation along each seat's linked decisions (see the module doc).
+
+    Rows are [C carried rows | T steps x B games]; every link points forward in time, so one
+    backward sweep over the steps (vectorised over games) sees each successor before its
+    predecessor. A tail's advantage stays 0: its predecessor bootstraps from the tail's value.
+    """
+    adv = np.zeros(len(values), np.float32)
+    blocks = [np.arange(C + t * B, C + (t + 1) * B) for t in range(T - 1, -1, -1)] + [np.arange(C)]
+    for idx in blocks:
+        if not len(idx):
+            continue
+        nxt = next_idx[idx]
+        has = nxt >= 0
+        nxt_safe = np.where(has, nxt, 0)
+        done = dones[idx]
+        live = has & ~done
+        nv = np.where(live, values[nxt_safe], 0.0)
+        delta = rewards[idx] + gamma * nv - values[idx]
+        a = delta + gamma * lam * np.where(live, adv[nxt_safe], 0.0)
+        adv[idx] = np.where(tail[idx], 0.0, a)
+    return adv
+
+
+def _as_state(st):
+    """random.Random state back from a checkpoint (lists may come back where tuples went in)."""
+    if isinstance(st, list):
+        return (st[0], tuple(st[1]), st[2])
+    return (st[0], tuple(st[1]), st[2])

@@ -1,0 +1,365 @@
+"""The training loop: collect a rollout, run the PPO update, log, snapshot, evaluate, checkpoint.
+
+    trainer = Trainer(cfg, run_dir)            # or Trainer.resume(run_dir)
+    summary = trainer.train()
+
+Budgets: ``max_minutes`` of wall-clock (evaluation and checkpointing included, summed over
+resumes) and/or ``total_steps`` decisions; the run stops at whichever ends first. Learning rate,
+entropy coefficient and points shaping move linearly from their start to their final values
+over the budget.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import re
+import shutil
+import time
+from pathlib import Path
+
+import torch
+
+from agents.neural import NeuralAgent
+from allfours_env.cards import NUM_ACTIONS
+from allfours_env.rules import make_rules
+
+from .checkpoint import atomic_save, load_checkpoint, metadata
+from .config import TrainConfig, save_config
+from .evaluate import duplicate_eval, make_opponent
+from .features import OBS_SIZE, PRIV_SIZE
+from .network import PolicyNet
+from .ppo import ppo_update
+from .rollout import KIND_NAMES, CollectParams, VectorCollector
+from .workers import ProcessCollector
+
+SNAPSHOT_FORMAT = "allfours-ppo-snapshot"
+
+
+class SnapshotPool:
+    """Frozen past policies, each in its own file under ``run_dir/pool``.
+
+    When full, a random snapshot other than the newest is dropped, so ages in the pool spread
+    out geometrically (recent ones and some from far back) rather than only the last few.
+    """
+
+    def __init__(self, folder: Path, size: int):
+        self.folder, self.size = folder, size
+        self.names: list[str] = []
+        self._cache: dict[str, dict] = {}
+        self._doomed: list[str] = []  # files to delete once a checkpoint no longer lists them
+
+    def add(self, name: str, state_dict: dict, rng: random.Random) -> None:
+        sd = {k: v.detach().clone() for k, v in state_dict.items()}
+        atomic_save({"format": SNAPSHOT_FORMAT, "name": name, "model": sd}, self.folder / f"{name}.pt")
+        self.names.append(name)
+        self._cache[name] = sd
+        if len(self.names) > self.size:
+            old = self.names.pop(rng.randrange(len(self.names) - 1))
+            self._cache.pop(old, None)
+            self._doomed.append(old)
+
+    def sample(self, k: int, rng: random.Random) -> list[tuple[str, dict]]:
+        if not self.names:
+            return []
+        picks = [rng.choice(self.names) for _ in range(k)]
+        return [(n, self._get(n)) for n in picks]
+
+    def _get(self, name: str) -> dict:
+        if name not in self._cache:
+            path = self.folder / f"{name}.pt"
+            try:
+                snap = torch.load(path, map_location="cpu", weights_only=True)
+            except Exception as e:
+                raise ValueError(f"opponent pool snapshot {str(path)!r} cannot be read: {e}") from e
+            if not isinstance(snap, dict) or snap.get("format") != SNAPSHOT_FORMAT:
+                raise ValueError(f"{str(path)!r} is not an opponent pool snapshot")
+            self._cache[name] = snap["model"]
+        return self._cache[name]
+
+    def restore(self, names: list[str]) -> None:
+        self.names = list(names)
+        self._cache = {}
+        for n in self.names:
+            self._get(n)
+
+    def collect_garbage(self) -> None:
+        for name in self._doomed:
+            (self.folder / f"{name}.pt").unlink(missing_ok=True)
+        self._doomed = []
+
+
+class Trainer:
+    def __init__(self, cfg: TrainConfig, run_dir: str | Path, *, checkpoint: dict | None = None):
+        cfg.validate()
+        self.cfg = cfg
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.rules = make_rules(cfg.preset, **cfg.rules)
+        torch.manual_seed(cfg.seed)
+        self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, cfg.hidden, PRIV_SIZE if cfg.privileged_critic else 0,
+                             bf16=cfg.bf16, canonical=cfg.canonical_suits)
+        self.net.eval()
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=cfg.adam_eps)
+        self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # minibatch shuffles
+        self.rng = random.Random(cfg.seed + 2)  # opponent pool draws
+        shares = (cfg.opp_latest, cfg.opp_snapshot, cfg.opp_scripted)
+        kind = ProcessCollector if cfg.collector == "process" else VectorCollector
+        self.collector = kind(self.rules, self.net, num_envs=cfg.num_envs, rollout_steps=cfg.rollout_steps,
+                              seed=cfg.seed, shares=shares, scripted_specs=cfg.scripted_opponents,
+                              snapshot_slots=cfg.snapshot_slots, threads=cfg.rollout_threads)
+        self.pool = SnapshotPool(self.run_dir / "pool", cfg.pool_size)
+        self.progress = {"steps": 0, "samples": 0, "updates": 0, "train_seconds": 0.0, "matches": 0,
+                         "evals": 0, "last_eval_seconds": 0.0}
+        self.best_score = -math.inf
+        self.last_eval: dict = {}
+        self.resumed = checkpoint is not None
+        if checkpoint is not None:
+            self._restore(checkpoint)
+        elif cfg.opp_snapshot > 0:
+            self.pool.add("u0", self.net.state_dict(), self.rng)
+        save_config(cfg, self.run_dir / "config.yaml")
+
+    # ------------------------------------------------------------------ construction helpers
+    @classmethod
+    def resume(cls, run_dir: str | Path, cfg: TrainConfig) -> Trainer:
+        ck = load_checkpoint(Path(run_dir) / "latest.pt")
+        return cls(cfg, run_dir, checkpoint=ck)
+
+    def _restore(self, ck: dict) -> None:
+        if ck.get("arch") != self.net.arch():
+            raise ValueError(f"checkpoint network {ck.get('arch')} does not match the config's {self.net.arch()}")
+        if ck.get("rules") != self.rules.to_dict():
+            raise ValueError(f"checkpoint rules {ck.get('rules')} differ from the config's {self.rules.to_dict()}")
+        self.net.load_state_dict(ck["model"])
+        self.opt.load_state_dict(ck["optimizer"])
+        self.progress.update(ck["progress"])
+        self.best_score = ck.get("best_score", -math.inf)
+        self.last_eval = ck.get("last_eval", {})
+        rng = ck["rng"]
+        torch.set_rng_state(rng["torch"])
+        self.gen.set_state(rng["update_gen"])
+        self.rng.setstate(_as_state(rng["python"]))
+        self.collector.load_state_dict(rng["collector"])
+        self.pool.restore(ck.get("pool", []))
+
+    # ------------------------------------------------------------------ checkpoints
+    def checkpoint_payload(self) -> dict:
+        cfg = self.cfg
+        return {
+            **metadata(), "preset": self.rules.preset, "rules": self.rules.to_dict(), "arch": self.net.arch(),
+            "model": self.net.state_dict(), "optimizer": self.opt.state_dict(), "config": cfg.to_dict(),
+            "progress": dict(self.progress), "seed": cfg.seed, "best_score": self.best_score,
+            "last_eval": copy.deepcopy(self.last_eval), "pool": list(self.pool.names),
+            "rng": {"torch": torch.get_rng_state(), "update_gen": self.gen.get_state(),
+                    "python": self.rng.getstate(), "collector": self.collector.state_dict()},
+        }
+
+    def save(self, best: bool = False) -> Path:
+        payload = self.checkpoint_payload()
+        path = self.run_dir / "latest.pt"
+        atomic_save(payload, path)
+        if best:
+            atomic_save(payload, self.run_dir / "best.pt")
+        self.pool.collect_garbage()
+        return path
+
+    # ------------------------------------------------------------------ schedules and budget
+    def fraction(self) -> float:
+        cfg, p = self.cfg, self.progress
+        f = 0.0
+        if cfg.max_minutes > 0:
+            f = max(f, p["train_seconds"] / (60 * cfg.max_minutes))
+        if cfg.total_steps > 0:
+            f = max(f, p["steps"] / cfg.total_steps)
+        return min(f, 1.0)
+
+    def budget_done(self) -> bool:
+        cfg, p = self.cfg, self.progress
+        return ((cfg.max_minutes > 0 and p["train_seconds"] >= 60 * cfg.max_minutes)
+                or (cfg.total_steps > 0 and p["steps"] >= cfg.total_steps))
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, writer=None, with_search: bool = False) -> dict:
+        cfg = self.cfg
+        net = PolicyNet.from_arch(self.net.arch())
+        net.load_state_dict(self.net.state_dict())
+        agent = NeuralAgent(net, greedy=True, preset=self.rules.preset)
+        specs = list(cfg.eval_opponents) + ([cfg.search_opponent] if with_search else [])
+        results = {}
+        prev = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            for spec in specs:
+                opp = make_opponent(spec, self.rules.preset, seed=cfg.seed)
+                if opp is None:
+                    continue
+                matches = cfg.search_eval_matches if with_search and spec == cfg.search_opponent else cfg.eval_matches
+                r = duplicate_eval(agent, opp, cfg.preset, cfg.rules, matches, seed=cfg.eval_seed)
+                results[spec] = r
+        finally:
+            torch.set_num_threads(prev)
+        self.progress["evals"] += 1
+        step = self.progress["steps"]
+        if writer is not None:
+            for spec, r in results.items():
+                tag = re.sub(r"[^A-Za-z0-9_.-]", "_", spec)
+                writer.add_scalar(f"eval/winrate_vs_{tag}", r["win_rate"], step)
+                writer.add_scalar(f"eval/points_per_hand_vs_{tag}", r["points_per_hand"], step)
+                writer.add_scalar(f"eval/opp_points_per_hand_vs_{tag}", r["opp_points_per_hand"], step)
+        self.last_eval = {"steps": step, **{k: dict(v) for k, v in results.items()}}
+        return results
+
+    def _score(self, results: dict) -> float | None:
+        key = self.cfg.best_metric if self.cfg.best_metric in results else next(iter(results), None)
+        return None if key is None else results[key]["win_rate"]
+
+    # ------------------------------------------------------------------ the loop
+    def train(self, log=print) -> dict:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        cfg, p = self.cfg, self.progress
+        writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=p["steps"] if self.resumed else None)
+        if not self.resumed:
+            writer.add_text("config", "\n".join(f"    {k}: {v}" for k, v in cfg.to_dict().items()), 0)
+        bar_total = cfg.total_steps if cfg.total_steps > 0 else int(60 * cfg.max_minutes) or None
+        unit = "dec" if cfg.total_steps > 0 else "s"
+        bar = tqdm(total=bar_total, unit=unit, unit_scale=True, disable=not cfg.progress_bar, dynamic_ncols=True,
+                   desc=f"train {self.rules.preset}", initial=p["steps"] if unit == "dec" else int(p["train_seconds"]))
+        t_wall = time.time()
+        base_seconds = p["train_seconds"]
+        last_ckpt = time.time()
+        interrupted = False
+        try:
+            while not self.budget_done():
+                frac = self.fraction()
+                lr = cfg.lr + (cfg.lr_final - cfg.lr) * frac
+                ent_coef = cfg.ent_coef + (cfg.ent_coef_final - cfg.ent_coef) * frac
+                points = cfg.points_reward + (cfg.points_reward_final - cfg.points_reward) * frac
+                for group in self.opt.param_groups:
+                    group["lr"] = lr
+                t0 = time.perf_counter()
+                ro = self._next_rollout(CollectParams(points_reward=points, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda))
+                t1 = time.perf_counter()
+                torch.set_num_threads(cfg.torch_threads)
+                st = ppo_update(self.net, self.opt, ro, epochs=cfg.update_epochs, minibatch_size=cfg.minibatch_size,
+                                clip_coef=cfg.clip_coef, ent_coef=ent_coef, vf_coef=cfg.vf_coef,
+                                max_grad_norm=cfg.max_grad_norm, clip_vloss=cfg.clip_vloss, norm_adv=cfg.norm_adv,
+                                target_kl=cfg.target_kl, generator=self.gen)
+                t2 = time.perf_counter()
+                p["steps"] += ro.decisions
+                p["samples"] += len(ro.actions)
+                p["updates"] += 1
+                p["matches"] += ro.stats["matches"]
+                if p["updates"] % cfg.snapshot_every == 0 and cfg.opp_snapshot > 0:
+                    self.pool.add(f"u{p['updates']}", self.net.state_dict(), self.rng)
+                sps = ro.decisions / (t2 - t0)
+                if p["updates"] % cfg.log_every_updates == 0:
+                    self._log(writer, st, ro, lr, ent_coef, points, sps, t1 - t0, t2 - t1)
+                # Evaluate on schedule (by training time) and keep the best.
+                p["train_seconds"] = base_seconds + time.time() - t_wall
+                best = False
+                interval = 60 * cfg.eval_every_minutes
+                due = interval > 0 and p["train_seconds"] >= p.get("next_eval_seconds", interval)
+                if due or (self.budget_done() and interval > 0):
+                    p["next_eval_seconds"] = (p["train_seconds"] // interval + 1) * interval
+                    k = p["evals"] + 1
+                    with_search = cfg.search_eval_every > 0 and k % cfg.search_eval_every == 0
+                    te = time.perf_counter()
+                    results = self.evaluate(writer, with_search=with_search)
+                    p["last_eval_seconds"] = time.perf_counter() - te
+                    score = self._score(results)
+                    if score is not None and score > self.best_score:
+                        self.best_score, best = score, True
+                    bar.write(self._eval_line(results))
+                p["train_seconds"] = base_seconds + time.time() - t_wall
+                every_updates = cfg.checkpoint_every_updates > 0 and p["updates"] % cfg.checkpoint_every_updates == 0
+                every_minutes = (cfg.checkpoint_every_minutes > 0
+                                 and time.time() - last_ckpt >= 60 * cfg.checkpoint_every_minutes)
+                if best or every_updates or every_minutes or self.budget_done():
+                    self.save(best=best)
+                    last_ckpt = time.time()
+                bar.set_postfix_str(self._postfix(sps, ro), refresh=False)
+                if unit == "dec":
+                    bar.update(ro.decisions)
+                else:
+                    bar.update(int(p["train_seconds"]) - bar.n)
+        except KeyboardInterrupt:
+            interrupted = True
+            bar.write("interrupted: saving the latest checkpoint")
+            p["train_seconds"] = base_seconds + time.time() - t_wall
+            self.save()
+        finally:
+            bar.close()
+            writer.flush()
+            writer.close()
+        if not (self.run_dir / "best.pt").exists() and (self.run_dir / "latest.pt").exists():
+            shutil.copyfile(self.run_dir / "latest.pt", self.run_dir / "best.pt")
+        return {"run_dir": str(self.run_dir), "interrupted": interrupted, **p, "best_score": self.best_score,
+                "last_eval": self.last_eval}
+
+    def _next_rollout(self, params: CollectParams):
+        """The next rollout. A worker process collects the following one during the update."""
+        c = self.collector
+        if isinstance(c, ProcessCollector):
+            if not c.busy:
+                self._send_policy(params)
+            ro = c.wait()
+            self._send_policy(params)  # weights from before this update: the data will be one update old
+            return ro
+        if self.cfg.opp_snapshot > 0:
+            c.set_opponents(self.pool.sample(self.cfg.snapshot_slots, self.rng))
+        return c.collect(params)
+
+    def _send_policy(self, params: CollectParams) -> None:
+        c = self.collector
+        c.set_policy(self.net.state_dict())
+        if self.cfg.opp_snapshot > 0:
+            c.set_opponents(self.pool.sample(self.cfg.snapshot_slots, self.rng))
+        c.start(params)
+
+    def close(self) -> None:
+        """Stop rollout workers (a process collector); the trainer cannot train afterwards."""
+        self.collector.close()
+
+    # ------------------------------------------------------------------ logging helpers
+    def _log(self, writer, st, ro, lr, ent_coef, points, sps, t_collect, t_update) -> None:
+        step = self.progress["steps"]
+        for k, v in st.items():
+            writer.add_scalar(f"losses/{k}", v, step)
+        writer.add_scalar("charts/learning_rate", lr, step)
+        writer.add_scalar("charts/ent_coef", ent_coef, step)
+        writer.add_scalar("charts/points_reward", points, step)
+        writer.add_scalar("charts/SPS", sps, step)  # decisions per second through collection + update
+        writer.add_scalar("charts/collect_decisions_per_s", ro.decisions / t_collect, step)
+        writer.add_scalar("charts/update_samples_per_s", len(ro.actions) / t_update, step)
+        writer.add_scalar("charts/samples", self.progress["samples"], step)
+        writer.add_scalar("charts/updates", self.progress["updates"], step)
+        writer.add_scalar("charts/minutes", self.progress["train_seconds"] / 60, step)
+        for k, v in ro.stats.items():
+            writer.add_scalar(f"selfplay/{k}", v, step)
+
+    def _postfix(self, sps: float, ro) -> str:
+        parts = [f"{sps / 1000:.1f}k dec/s", f"upd {self.progress['updates']}"]
+        for name in KIND_NAMES[1:]:
+            v = ro.stats.get(f"winrate_vs_{name}")
+            if v is not None:
+                parts.append(f"vs {name} {v:.2f}")
+        for spec, r in self.last_eval.items():
+            if isinstance(r, dict):
+                parts.append(f"eval {spec} {r['win_rate']:.2f}")
+        return ", ".join(parts)
+
+    def _eval_line(self, results: dict) -> str:
+        p = self.progress
+        items = [f"{spec} {r['win_rate']:.3f} [{r['ci_low']:.2f},{r['ci_high']:.2f}] "
+                 f"pts/hand {r['points_per_hand']:.2f}-{r['opp_points_per_hand']:.2f}" for spec, r in results.items()]
+        return (f"eval @ {p['steps']:,} decisions, {p['train_seconds'] / 60:.1f} min: " + "; ".join(items)
+                + f" (best {self.best_score:.3f})")
+
+
+def _as_state(st):
+    return (st[0], tuple(st[1]), st[2])
+
