@@ -1,11 +1,11 @@
 """Speed of the ``search`` agent: moves per second (and seconds per move) at each budget.
 
-    python benchmarks/search_speed.py [--budgets 4 8 16 24 32 64] [--repeats 3] [--hands 4]
+    python benchmarks/search_speed.py [--specs search:worlds=16 search ...] [--repeats 3] [--hands 2]
 
-For each preset and budget (worlds per move) it replays the same positions: the decisions of
-the search agent's seats over the first ``--hands`` hands of a few heuristic-vs-search matches,
-with only-one-legal-action moves left out (the agent answers those at once). Each figure is the
-median of ``--repeats`` runs over those positions.
+For each preset and budget (an agent spec) it replays the same positions: side 0's decisions
+over the first ``--hands`` hands of two heuristic self-play matches, with only-one-legal-action
+moves left out (the agent answers those at once) and trump decisions included. Each figure is
+the median of ``--repeats`` runs over those positions.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.search import EXACT_CARDS, SearchAgent  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
 from allfours_env import GameState  # noqa: E402
 
 CASES = (("yorkshire", {}), ("traditional", {}), ("seven_up", {}))
@@ -33,16 +33,16 @@ def positions(preset: str, options: dict, hands: int, matches: int = 2) -> list[
         st = GameState.new(preset, seed=100 + m, **options)
         while not st.done and st.hand_no < hands:
             seat = st.current
-            if st.side(seat) == 0 and len(st.legal_actions()) > 1 and st.phase == 2:
+            if st.side(seat) == 0 and len(st.legal_actions()) > 1:
                 out.append((st.clone(), seat))
             st.apply(h(st, seat))
     return out
 
 
-def rate(preset: str, options: dict, worlds: int, pos: list, repeats: int) -> tuple[float, float]:
+def rate(spec: str, pos: list, repeats: int) -> tuple[float, float]:
     runs = []
     for r in range(repeats):
-        agent = SearchAgent(worlds=worlds, seed=r)
+        agent = make_agent(spec, seed=r)
         t = time.perf_counter()
         for st, seat in pos:
             agent.act(st, seat)
@@ -53,18 +53,18 @@ def rate(preset: str, options: dict, worlds: int, pos: list, repeats: int) -> tu
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--budgets", type=int, nargs="+", default=[4, 8, 16, 24, 32, 64])
+    ap.add_argument("--specs", nargs="+", default=["search:worlds=16", "search", "search:worlds=96",
+                                                    "search:worlds=192", "search:worlds=16,exact=16"])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--hands", type=int, default=2)
     args = ap.parse_args(argv)
-    print("| preset | worlds | positions | moves/s | s/move |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print("| preset | agent | positions | moves/s | s/move |")
+    print("| --- | --- | ---: | ---: | ---: |")
     for preset, options in CASES:
         pos = positions(preset, options, args.hands)
-        for w in args.budgets:
-            mps, spm = rate(preset, options, w, pos, args.repeats)
-            print(f"| {preset} | {w} | {len(pos)} | {mps:.2f} | {spm:.3f} |", flush=True)
-    print(f"\nexact solving below {EXACT_CARDS} cards in all hands (by players); playouts above")
+        for spec in args.specs:
+            mps, spm = rate(spec, pos, args.repeats)
+            print(f"| {preset} | `{spec}` | {len(pos)} | {mps:.1f} | {spm:.4f} |", flush=True)
     return 0
 
 

@@ -72,11 +72,11 @@ class TrainConfig:
     pool_size: int = 16  # snapshots kept (oldest dropped, the first is kept)
     snapshot_slots: int = 2  # snapshots active in one rollout (each costs one forward per step)
     # ---- evaluation, logging, checkpoints
-    eval_every_minutes: float = 5.0  # 0 = never
-    eval_matches: int = 200  # each deal is played once per seating (2 matches; 3 with three players)
+    eval_every_minutes: float = 6.0  # 0 = never
+    eval_matches: int = 400  # each deal is played once per seating (2 matches; 3 with three players)
     eval_seed: int = 0  # the same deals at every evaluation (as `allfours eval --seed`), so curves compare
     eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
-    search_eval_every: int = 6  # every k-th evaluation also plays search_opponent (0 = never)
+    search_eval_every: int = 5  # every k-th evaluation also plays search_opponent (0 = never)
     search_eval_matches: int = 10
     search_opponent: str = "search"  # agent spec, e.g. "search:worlds=8" for a cheaper one
     best_metric: str = "heuristic"  # best.pt = highest win rate against this opponent

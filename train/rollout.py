@@ -167,15 +167,19 @@ class VectorCollector(Collector):
         self.snap_names = [name for name, _ in snapshots]
 
     def state_dict(self) -> dict:
-        return {"rng": self.rng.getstate(), "gen": self.gen.get_state(),
-                "seeders": [s.getstate() for s in self.seeders]}
+        # the game slots' Mersenne Twister states as one int64 tensor (B, 625): compact and fast to save
+        seeders = torch.tensor([s.getstate()[1] for s in self.seeders], dtype=torch.int64)
+        return {"rng": self.rng.getstate(), "gen": self.gen.get_state(), "seeders": seeders}
 
     def load_state_dict(self, state: dict) -> None:
         self.rng.setstate(_as_state(state["rng"]))
         self.gen.set_state(state["gen"])
-        if len(state["seeders"]) != self.B:
-            raise ValueError(f"collector state has {len(state['seeders'])} game slots, this run has {self.B}")
-        for s, st in zip(self.seeders, state["seeders"]):
+        seeders = state["seeders"]
+        if len(seeders) != self.B:
+            raise ValueError(f"collector state has {len(seeders)} game slots, this run has {self.B}")
+        if isinstance(seeders, torch.Tensor):
+            seeders = [(3, tuple(row), None) for row in seeders.tolist()]
+        for s, st in zip(self.seeders, seeders):  # (a list of getstate() tuples in early checkpoints)
             s.setstate(_as_state(st))
         self.carry = []
         for g in range(self.B):  # games in progress at the checkpoint are not saved: start fresh ones
@@ -400,6 +404,4 @@ def gae(values, rewards, dones, next_idx, tail, C, B, T, gamma, lam) -> np.ndarr
 
 def _as_state(st):
     """random.Random state back from a checkpoint (lists may come back where tuples went in)."""
-    if isinstance(st, list):
-        return (st[0], tuple(st[1]), st[2])
     return (st[0], tuple(st[1]), st[2])

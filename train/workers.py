@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import signal
+import time
 import traceback
 from multiprocessing import shared_memory
 
@@ -68,8 +69,9 @@ def _worker(conn, rules_dict: dict, arch: dict, bf16: bool, kwargs: dict, buffer
             cmd, arg = conn.recv()
             if cmd == "collect":
                 params, b = arg
+                cpu = time.process_time()
                 ro = col.collect(params, out=outs[b])
-                conn.send(("rollout", (len(ro.actions), ro.decisions, ro.stats)))
+                conn.send(("rollout", (len(ro.actions), ro.decisions, ro.stats, time.process_time() - cpu)))
             elif cmd == "policy":
                 net.load_state_dict({k: torch.from_numpy(v) for k, v in arg.items()})
             elif cmd == "opponents":
@@ -124,6 +126,7 @@ class ProcessCollector(Collector):
         self._next = 0  # buffer for the next rollout
         self._pending: int | None = None  # buffer being filled
         self._ready: tuple | None = None  # a finished result read early (before a state request)
+        self.worker_cpu_s = 0.0  # CPU seconds the worker spent collecting
         self._recv("ready")
 
     # ------------------------------------------------------------------ plumbing
@@ -158,7 +161,8 @@ class ProcessCollector(Collector):
             raise RuntimeError("no rollout is being collected: start() one first")
         res = self._ready if self._ready is not None else self._recv("rollout")
         self._ready = None
-        n, decisions, stats = res
+        n, decisions, stats, cpu = res
+        self.worker_cpu_s += cpu
         buf = self.buffers[self._pending]
         self._pending = None
         return Rollout(obs=buf["obs"][:n], mask=buf["mask"][:n], priv=buf["priv"][:n] if self.privileged else None,
