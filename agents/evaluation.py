@@ -67,9 +67,10 @@ def play_match(agents: list[Agent], preset: str = "yorkshire", seed: int = 0, ag
         state.apply(action)
         decisions += 1
         if state.hand_no != hands_seen:
+            for result in state.hand_results[hands_seen:]:  # one, or two when a turn-up won at once
+                for s, p in enumerate(result["points"]):
+                    points[s] += p
             hands_seen = state.hand_no
-            for s, p in enumerate(state.hand_result["points"]):
-                points[s] += p
     return {"winner": state.winner, "scores": list(state.scores), "hands": state.hand_no, "points": points,
             "decisions": decisions}
 

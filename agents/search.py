@@ -169,7 +169,7 @@ def playout_values(world: GameState, seat: int, actions: list[int], policy: Agen
         w.apply(a)
         while not w.done and w.hand_no == hand_no:
             w.apply(policy.act(w, w.current))
-        out[a] = _final_value(w, seat)
+        out[a] = _final_value(w, seat, hand_no)
     return out
 
 
@@ -184,14 +184,15 @@ def exact_reachable(state: GameState, exact: int) -> bool:
 
 def _value_after(w: GameState, seat: int, hand_no: int, tt: dict, guess: int = 0, exact: int = 52) -> int:
     if w.hand_no != hand_no or w.done:  # the hand (or match) ended with this action
-        return _final_value(w, seat)
+        return _final_value(w, seat, hand_no)
     if w.phase != PLAY:
         raise ValueError("the search solver only solves the play of a hand")
     return _Solver(w, seat, tt, exact=exact).value(guess)
 
 
-def _final_value(w: GameState, seat: int) -> int:
-    pts = w.hand_result["points"]
+def _final_value(w: GameState, seat: int, hand_no: int) -> int:
+    # Every hand finished since the root: rarely two (the last card, then a match-winning turn-up).
+    pts = [sum(p) for p in zip(*(r["points"] for r in w.hand_results[hand_no:]))]
     my = w.side(seat)
     k = len(pts)
     v = pts[my] * (k - 1) - (sum(pts) - pts[my])

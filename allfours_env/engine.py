@@ -474,8 +474,8 @@ class GameState:
                     lo_card, low = bot, self.side(seat)
         jbit = 1 << (trump * 13 + JACK)
         holder = next((s for s in range(self.n) if self.dealt[s] & jbit), None)
-        if holder is not None:
-            capturer = next(side for side in range(self.sides) if self.captured[side] & jbit)
+        capturer = next((side for side in range(self.sides) if self.captured[side] & jbit), None)
+        if holder is not None and capturer is not None:  # (the jack is always captured once play ends)
             if self.rules.jack_rule == "hang" and capturer != self.side(holder):
                 jack, jack_points = capturer, 3
             else:

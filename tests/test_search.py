@@ -19,7 +19,7 @@ CASES = [("yorkshire", {}, 3), ("yorkshire", {"must_follow_suit": True}, 3), ("t
 def brute_force(w: GameState, seat: int, hand_no: int) -> int:
     """Plain minimax with the engine itself (clone/apply), no pruning: the reference."""
     if w.hand_no != hand_no or w.done:
-        return _final_value(w, seat)
+        return _final_value(w, seat, hand_no)
     vals = []
     for a in w.legal_actions():
         if a == THROW_IN:  # the solver's tree has no throw-ins below the root
