@@ -148,3 +148,18 @@ def test_resume_after_kill_continues_steps_and_optimizer(tmp_path):
     assert after["progress"]["updates"] == updates + 2
     assert float(after["optimizer"]["state"][0]["step"]) > adam_steps
     assert set(after["pool"]) <= {p.stem for p in (tmp_path / "k" / "pool").glob("*.pt")}
+
+
+def test_ship_strips_training_state_and_keeps_a_loadable_bot(tmp_path):
+    from train.ship import ship
+    assert main(["--config", "smoke", *TINY, f"runs_dir={tmp_path}", "run_name=s", f"total_steps={ROLLOUT}"]) == 0
+    out = ship(tmp_path / "s" / "latest.pt", "yorkshire", out_dir=tmp_path / "ck")
+    ck = load_checkpoint(out)
+    assert "optimizer" not in ck and "model" in ck and ck["preset"] == "yorkshire"
+    assert out.stat().st_size < (tmp_path / "s" / "latest.pt").stat().st_size
+    agent = load_agent(out)
+    s = GameState.new("yorkshire", seed=2)
+    while not s.done:
+        s.apply(agent(s, s.current))
+    with pytest.raises(CheckpointError, match="trained on preset 'yorkshire', not 'seven_up'"):
+        ship(tmp_path / "s" / "latest.pt", "seven_up", out_dir=tmp_path / "ck")

@@ -1,0 +1,47 @@
+"""Ship a trained run as a bot: ``python -m train.ship RUN_DIR PRESET``.
+
+Writes ``checkpoints/<PRESET>.pt``: the run's best (or given) checkpoint without the optimizer
+state, the pool and the rollout state, so it stays small; everything ``load_bot`` checks
+(format, encoding version, action ids, preset, arch) is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .checkpoint import CheckpointError, atomic_save, load_checkpoint
+
+KEEP = ("format", "format_version", "encoding_version", "obs_size", "action_ids", "arch", "model", "preset", "rules",
+        "config", "progress", "code_version", "created", "seed")
+CHECKPOINT_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
+
+
+def ship(source: str | Path, preset: str, out_dir: Path = CHECKPOINT_DIR) -> Path:
+    ck = load_checkpoint(Path(source) / "best.pt" if Path(source).is_dir() else source)
+    if ck.get("preset") != preset:
+        raise CheckpointError(f"{source} was trained on preset {ck.get('preset')!r}, not {preset!r}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{preset}.pt"
+    atomic_save({k: ck[k] for k in KEEP if k in ck}, path)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m train.ship", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("source", help="run folder (its best.pt) or a checkpoint file")
+    p.add_argument("preset", help="the preset the bot plays")
+    args = p.parse_args(argv)
+    try:
+        path = ship(args.source, args.preset)
+    except ValueError as e:
+        print(f"ship: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
