@@ -170,11 +170,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
         state = self.state
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if state.current_player == seat:
-            legal = state.legal_mask()
-            mask[:] = np.unpackbits(np.frombuffer(legal.to_bytes(8, "little"), dtype=np.uint8),
-                                    count=NUM_ACTIONS, bitorder="little")
+        legal = state.legal_mask() if state.current_player == seat else 0
+        mask = np.unpackbits(np.frombuffer(legal.to_bytes(8, "little"), dtype=np.uint8), count=NUM_ACTIONS,
+                             bitorder="little").view(np.int8)
         return {"observation": encode(state, seat), "action_mask": mask}
 
     def view(self, agent) -> dict:

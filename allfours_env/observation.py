@@ -87,6 +87,7 @@ _DECISIONS, _DEALER, _ELDEST, _OUT, _VOIDS, _HIDDEN = (_OFF[k] for k in ("decisi
                                                                          "voids", "hidden"))
 _PLAYERS, _PRESET, _FLAGS = (_OFF[k] for k in ("players", "preset", "flags"))
 _N_FLOATS = OBS_SIZE - N_BITS
+_CONST: dict = {}
 
 
 def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -120,8 +121,11 @@ def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np
         bits |= 1 << (_PHASE + phase)
     bits |= (state.begged | state.gave_one << 1) << _DECISIONS
     bits |= 1 << (_DEALER + (state.dealer - observer) % n) | 1 << (_ELDEST + (state.eldest - observer) % n)
-    bits |= hidden << _HIDDEN | 1 << (_PLAYERS + n - 2) | 1 << (_PRESET + PRESET_ORDER.index(rules.preset))
-    bits |= (rules.must_follow_suit | rules.throw_in << 1) << _FLAGS
+    const = _CONST.get(rules)
+    if const is None:  # bits that depend on the rules only
+        const = _CONST[rules] = (1 << (_PLAYERS + n - 2) | 1 << (_PRESET + PRESET_ORDER.index(rules.preset))
+                                 | (rules.must_follow_suit | rules.throw_in << 1) << _FLAGS)
+    bits |= hidden << _HIDDEN | const
 
     if out is None:
         out = np.empty(OBS_SIZE, dtype=np.float32)
