@@ -21,7 +21,20 @@ shown, turn-ups, the score) and follows the usual All Fours wisdom:
 from __future__ import annotations
 
 from allfours_env import GameState
-from allfours_env.cards import ACE, BEG, CARD_GAME_VALUE, GIVE_ONE, JACK, RUN_PACK, SIX, STAND, SUIT_MASK, TEN, THROW_IN
+from allfours_env.cards import (
+    ACE,
+    BEG,
+    CARD_GAME_VALUE,
+    GIVE_ONE,
+    JACK,
+    RUN_PACK,
+    SIX,
+    STAND,
+    SUIT_MASK,
+    TEN,
+    THROW_IN,
+    mask_to_list,
+)
 from allfours_env.engine import GIVE_OR_RUN, STAND_OR_BEG
 
 from .base import Agent
@@ -33,24 +46,17 @@ _TRUMP_WORTH = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.2, 2.0, 2.5, 2.0, 3.0, 4.0)
 _SIDE_WORTH = (0, 0, 0, 0, 0, 0, 0, 0, 0.6, 0.1, 0.2, 0.4, 0.8)
 
 
-def _bits(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 def trump_strength(hand: int, suit: int) -> float:
     """How good ``hand`` is with ``suit`` as trump (about 4-6 is a fair hand, 8+ strong)."""
     s = 0.0
-    trumps = _bits(hand & SUIT_MASK[suit])
+    trumps = mask_to_list(hand & SUIT_MASK[suit])
     for c in trumps:
         s += _TRUMP_WORTH[c % 13]
     if len(trumps) >= 3:
         s += 0.7 * (len(trumps) - 2)
-    for c in _bits(hand & ~SUIT_MASK[suit]):
+    for c in mask_to_list(hand & ~SUIT_MASK[suit]):
         s += _SIDE_WORTH[c % 13]
     return s
 

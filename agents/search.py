@@ -37,7 +37,7 @@ import random
 import time
 
 from allfours_env import GameState
-from allfours_env.cards import CARD_GAME_VALUE, JACK, NUM_CARDS, SUIT_MASK
+from allfours_env.cards import CARD_GAME_VALUE, JACK, NUM_CARDS, SUIT_MASK, mask_to_list
 from allfours_env.engine import PLAY
 from allfours_env.sampling import resample
 
@@ -58,13 +58,6 @@ _SUIT = tuple(c // 13 for c in range(NUM_CARDS))
 _VAL = CARD_GAME_VALUE
 
 
-def _bits(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 def _cheapest(m: int) -> int:
@@ -236,7 +229,7 @@ class _Solver:
         self.scores = w.scores
         self.pts0 = w.hand_points[:]  # turn-up kicks and take-one, already scored
         self.target = rules.target
-        self.acc0 = [sum(_VAL[c] for c in _bits(m)) for m in w.captured]
+        self.acc0 = [sum(_VAL[c] for c in mask_to_list(m)) for m in w.captured]
         self.jcap0 = next((sd for sd in range(self.k) if w.captured[sd] & jbit), -1)
         self.out = w.out
         self.orders = []
@@ -466,7 +459,7 @@ class _Solver:
             live |= h
         cands = []
         prev = -1
-        for c in _bits(legal):
+        for c in mask_to_list(legal):
             if prev >= 0 and c // 13 == prev // 13 and _VAL[c] == 0 and _VAL[prev] == 0 \
                     and not live & ((1 << c) - (1 << (prev + 1))):
                 prev = c

@@ -15,31 +15,12 @@ import types
 
 import pytest
 
-from allfours_env import engine
-from allfours_env.cards import RANKS, SUITS, action_name, parse_action, parse_card
-from allfours_env.engine import GameState
-
 # ---------------------------------------------------------------------------- helpers
+from rule_helpers import finish, legal, mask, play  # noqa: E402
 
-
-def mask(*cs: str) -> int:
-    return sum(1 << parse_card(c) for c in cs)
-
-
-def legal(s: GameState) -> set[str]:
-    return {action_name(a) for a in s.legal_actions()}
-
-
-def play(s: GameState, *moves: str) -> None:
-    for m in moves:
-        s.apply(parse_action(m))
-
-
-def finish(s: GameState) -> None:
-    """Play out the current hand: every player plays its lowest legal card."""
-    start = s.hand_no
-    while not s.done and s.hand_no == start:
-        s.apply(s.legal_actions()[0])
+from allfours_env import engine
+from allfours_env.cards import RANKS, SUITS, action_name, parse_card
+from allfours_env.engine import GameState
 
 
 def stock_for(hands, top=()) -> list[str]:
