@@ -485,50 +485,33 @@ class _Solver:
             scored.sort()
             cands = [c for _, c in scored]
         hands_p = hand
-        if maxing:
-            v = -INF
-            for c in cands:
-                su = c // 13
-                key = 100 + c % 13 if su == trump else (c % 13 if (su == led or pos == 0) else -1)
-                hands[p] = hands_p & ~(1 << c)
-                if key > best_key:
-                    r = self.play(hands, order, pos + 1, su if pos == 0 else led, key, p, tmask | 1 << c, acc, jcap,
-                                  alpha, beta)
+        v = -INF if maxing else INF
+        for c in cands:
+            su = c // 13
+            key = 100 + c % 13 if su == trump else (c % 13 if (su == led or pos == 0) else -1)
+            hands[p] = hands_p & ~(1 << c)
+            if key > best_key:
+                r = self.play(hands, order, pos + 1, su if pos == 0 else led, key, p, tmask | 1 << c, acc, jcap,
+                              alpha, beta)
+            else:
+                r = self.play(hands, order, pos + 1, led, best_key, best_seat, tmask | 1 << c, acc, jcap,
+                              alpha, beta)
+            if (r > v) if maxing else (r < v):
+                v = r
+                if maxing:
+                    alpha = max(alpha, v)
                 else:
-                    r = self.play(hands, order, pos + 1, led, best_key, best_seat, tmask | 1 << c, acc, jcap,
-                                  alpha, beta)
-                if r > v:
-                    v = r
-                    if v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            self.hist[c] = self.hist.get(c, 0) + 1
-                            break
-        else:
-            v = INF
-            for c in cands:
-                su = c // 13
-                key = 100 + c % 13 if su == trump else (c % 13 if (su == led or pos == 0) else -1)
-                hands[p] = hands_p & ~(1 << c)
-                if key > best_key:
-                    r = self.play(hands, order, pos + 1, su if pos == 0 else led, key, p, tmask | 1 << c, acc, jcap,
-                                  alpha, beta)
-                else:
-                    r = self.play(hands, order, pos + 1, led, best_key, best_seat, tmask | 1 << c, acc, jcap,
-                                  alpha, beta)
-                if r < v:
-                    v = r
-                    if v < beta:
-                        beta = v
-                        if alpha >= beta:
-                            self.hist[c] = self.hist.get(c, 0) + 1
-                            break
+                    beta = min(beta, v)
+                if alpha >= beta:
+                    self.hist[c] = self.hist.get(c, 0) + 1
+                    break
         hands[p] = hands_p
         return v
 
 
 class SearchAgent(Agent):
-    """Determinized search: sample worlds, solve each exactly, play the best average action."""
+    """Determinized search: sample worlds, value each action in each (heuristic playouts by default,
+    exact alpha-beta near the end with `exact`), play the best average action."""
 
     name = "search"
 
