@@ -74,7 +74,7 @@ def _run(args) -> int:
     if len(set(args.agents)) != len(args.agents):
         raise ValueError(f"agent specs must be distinct, got {args.agents}")
     for spec in args.agents:
-        make_agent(spec, preset=args.preset)  # a bad spec fails here with a clear message
+        make_agent(spec, preset=args.preset, players=args.players)  # a bad spec fails here, clearly
     t0 = time.perf_counter()
     kw = dict(preset=args.preset, matches=args.matches, seed=args.seed, workers=args.workers, options=options,
               progress=not args.no_progress)

@@ -123,9 +123,10 @@ def run_task(task: Task) -> dict:
     from .registry import make_agent
     objs = []
     for k, spec in enumerate(task.specs):
-        key = (spec, task.preset, k)
+        key = (spec, task.preset, task.options, k)
         if key not in _AGENT_CACHE:
-            _AGENT_CACHE[key] = make_agent(spec, preset=task.preset)
+            players = make_rules(task.preset, **dict(task.options)).players
+            _AGENT_CACHE[key] = make_agent(spec, preset=task.preset, players=players)
         objs.append(_AGENT_CACHE[key])
     agents = [objs[i] for i in task.seats]
     out = play_match(agents, task.preset, task.game_seed, task.agent_seed, dict(task.options))
@@ -274,7 +275,7 @@ def evaluate_pairings(pairs: list[tuple[str, str]], preset: str = "yorkshire", m
     from .registry import make_agent
     rules = make_rules(preset, **(options or {}))
     for spec in {x for p in pairs for x in p}:
-        make_agent(spec, preset=preset)  # fail fast, with a clear message, before any work
+        make_agent(spec, preset=preset, players=rules.players)  # fail fast, with a clear message, before any work
     all_pairs = list(pairs)
     if rules.players == 3:  # both directions need their own matches
         all_pairs += [(b, a) for a, b in pairs if (b, a) not in pairs]

@@ -2,6 +2,7 @@
 
     agent = load_agent("runs/yorkshire-.../best.pt")     # any training checkpoint
     agent = load_bot("yorkshire")                        # the bot shipped in checkpoints/
+    agent = load_bot("traditional", players=2)           # = load_bot("traditional_2p")
 
 The agent sees exactly the seat's observation (``allfours_env.observation.encode``) and its
 legal actions; it plays the most likely legal action (``greedy=True``, the default) or samples
@@ -19,6 +20,7 @@ from allfours_env import GameState, encode
 from allfours_env.cards import NUM_ACTIONS
 
 from .base import Agent
+from .bots import bot_name
 
 CHECKPOINT_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
 
@@ -82,18 +84,15 @@ def load_agent(path: str | Path, *, greedy: bool = True, seed: int | None = None
     return agent
 
 
-def load_bot(preset: str, *, greedy: bool = True, seed: int | None = None) -> NeuralAgent:
-    """The trained bot shipped for ``preset`` (``checkpoints/<preset>.pt``)."""
-    from allfours_env.rules import PRESETS
-
-    if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r}: choose one of {sorted(PRESETS)}")
-    path = CHECKPOINT_DIR / f"{preset}.pt"
+def load_bot(name: str, *, players: int | None = None, greedy: bool = True, seed: int | None = None) -> NeuralAgent:
+    """A shipped bot (``checkpoints/<name>.pt``): ``load_bot("yorkshire")``, ``load_bot("traditional", players=2)``."""
+    name = bot_name(name, players)
+    path = CHECKPOINT_DIR / f"{name}.pt"
     if not path.exists():
         shipped = sorted(q.stem for q in CHECKPOINT_DIR.glob("*.pt")) if CHECKPOINT_DIR.exists() else []
-        raise ValueError(f"no trained bot is shipped for preset {preset!r} yet (looked for {path}; shipped: "
-                         f"{shipped or 'none'}); train one with `allfours train --config configs/{preset}.yaml` "
-                         f"and copy its best.pt there")
+        raise ValueError(f"no trained bot is shipped as {name!r} yet (looked for {path}; shipped: "
+                         f"{shipped or 'none'}); train one with `allfours train --config {name}` "
+                         f"and ship it with `python -m train.ship RUN_DIR {name}`")
     agent = load_agent(path, greedy=greedy, seed=seed)
-    agent.name = f"bot:{preset}"
+    agent.name = f"bot:{name}"
     return agent

@@ -33,7 +33,7 @@ def play_match(rules, human_seat: int, bot_spec: str, seed: int | None, stdin=No
 
     out = stdout or sys.stdout
     human = HumanAgent(stdin=stdin, stdout=out)
-    agents = {s: (human if s == human_seat else make_agent(bot_spec, preset=rules.preset,
+    agents = {s: (human if s == human_seat else make_agent(bot_spec, preset=rules.preset, players=rules.players,
                                                           seed=None if seed is None else seed + s))
               for s in range(rules.players)}
     state = GameState.new(rules, seed=seed)

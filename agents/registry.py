@@ -6,7 +6,8 @@
     make_agent("search:worlds=64")            # more sampled worlds per move
     make_agent("search:worlds=200,time=1")    # ... but at most about a second a move
     make_agent("checkpoints/yorkshire.pt")    # a trained network (agents.neural.load_agent)
-    make_agent("bot:yorkshire")               # the shipped bot of a preset (agents.neural.load_bot)
+    make_agent("bot:yorkshire")               # a shipped bot (agents.neural.load_bot): yorkshire, traditional,
+                                              # traditional_2p, seven_up
 
 A spec is ``name`` or ``name:key=value,key=value``. Unknown names or parameters raise a
 ``ValueError`` that lists the valid ones.
@@ -15,8 +16,6 @@ A spec is ``name`` or ``name:key=value,key=value``. Unknown names or parameters 
 from __future__ import annotations
 
 import os
-
-from allfours_env.rules import PRESETS
 
 from .base import Agent
 from .heuristic import HeuristicAgent
@@ -35,7 +34,7 @@ AGENTS = {
 
 
 def agent_names() -> list[str]:
-    return [*AGENTS, "bot:<preset>", "<checkpoint path or *.pt>"]
+    return [*AGENTS, "bot:<name>", "<checkpoint path or *.pt>"]
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
@@ -64,19 +63,17 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return name, params
 
 
-def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None) -> Agent:
-    """The agent named by ``spec`` (see module doc); ``seed`` seeds its randomness unless the spec does."""
+def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, players: int | None = None) -> Agent:
+    """The agent named by ``spec`` (see module doc); ``seed`` seeds its randomness unless the spec does.
+    ``players``: the game's player count, so ``bot:traditional`` picks the 2-player bot for 2 players."""
     if isinstance(spec, Agent):
         return spec
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     spec = spec.strip()
     if spec.startswith("bot:"):
-        name = spec[4:]
-        if name not in PRESETS:
-            raise ValueError(f"unknown bot {spec!r}: choose bot:<preset> with preset one of {sorted(PRESETS)}")
         from .neural import load_bot
-        agent = load_bot(name)
+        agent = load_bot(spec[4:], players=players)
         if seed is not None:
             agent.seed(seed)
         return agent

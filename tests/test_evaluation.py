@@ -33,7 +33,7 @@ def test_specs():
                                       ("search:worlds=many", "worlds.*int"),
                                       ("search:worlds", "key=value"),
                                       ("search:worlds=0", "positive"),
-                                      ("bot:nowhere", "bot:<preset>"),
+                                      ("bot:nowhere", "unknown bot 'nowhere'.*seven_up.*traditional_2p"),
                                       ("missing/model.pt", "not found"),
                                       ("", "non-empty")])
 def test_bad_specs(spec, msg):
@@ -45,13 +45,13 @@ def test_checkpoint_and_bot_specs_load_lazily(tmp_path, monkeypatch):
     calls = []
     fake = types.ModuleType("agents.neural")
     fake.load_agent = lambda path: calls.append(("agent", path)) or RandomAgent()
-    fake.load_bot = lambda preset: calls.append(("bot", preset)) or RandomAgent()
+    fake.load_bot = lambda name, players=None: calls.append(("bot", name, players)) or RandomAgent()
     monkeypatch.setitem(sys.modules, "agents.neural", fake)
     ckpt = tmp_path / "net.pt"
     ckpt.write_bytes(b"x")
     assert isinstance(make_agent(str(ckpt)), RandomAgent)
-    assert isinstance(make_agent("bot:seven_up"), RandomAgent)
-    assert calls == [("agent", str(ckpt)), ("bot", "seven_up")]
+    assert isinstance(make_agent("bot:traditional", preset="traditional", players=2), RandomAgent)
+    assert calls == [("agent", str(ckpt)), ("bot", "traditional", 2)]
 
 
 # ---------------------------------------------------------------------------------- agent errors
@@ -217,3 +217,15 @@ def test_cli_errors_are_one_line(argv, msg, capsys):
     assert rc == 2
     assert err.startswith("allfours eval: error:") and msg in err and "\n" not in err
     assert "Traceback" not in err
+
+
+def test_bot_names_pick_the_bot_for_the_player_count():
+    from agents.bots import bot_name
+
+    assert bot_name("traditional") == "traditional" and bot_name("traditional", 4) == "traditional"
+    assert bot_name("traditional", 2) == "traditional_2p" and bot_name("traditional_2p", 4) == "traditional"
+    assert bot_name("seven_up", 2) == "seven_up"
+    with pytest.raises(ValueError, match="no bot is shipped for traditional with 3 players"):
+        bot_name("traditional", 3)
+    with pytest.raises(ValueError, match="no bot is shipped for yorkshire with 2 players"):
+        make_agent("bot:yorkshire", preset="yorkshire", players=2)

@@ -163,3 +163,25 @@ def test_ship_strips_training_state_and_keeps_a_loadable_bot(tmp_path):
         s.apply(agent(s, s.current))
     with pytest.raises(CheckpointError, match="trained on preset 'yorkshire', not 'seven_up'"):
         ship(tmp_path / "s" / "latest.pt", "seven_up", out_dir=tmp_path / "ck")
+
+
+def test_init_from_starts_from_another_runs_weights(tmp_path):
+    src = Trainer(_cfg(tmp_path, "total_steps=1"), tmp_path / "src")
+    src.save(best=True)
+    src.close()
+    # another preset, same network: the weights carry over, the optimizer and progress start afresh
+    cfg = load_config("seven_up", TINY + [f"runs_dir={tmp_path}", "max_minutes=0", "eval_every_minutes=0",
+                                           f"init_from={tmp_path / 'src'}"])
+    t = Trainer(cfg, tmp_path / "dst")
+    try:
+        for k, v in src.net.state_dict().items():
+            assert torch.equal(t.net.state_dict()[k], v), k
+        assert t.progress["steps"] == 0 and not t.opt.state_dict()["state"]
+    finally:
+        t.close()
+    bad = load_config("seven_up", TINY + [f"runs_dir={tmp_path}", "hidden=[16]", f"init_from={tmp_path / 'src'}"])
+    with pytest.raises(ValueError, match="does not match"):
+        Trainer(bad, tmp_path / "bad")
+    missing = load_config("seven_up", TINY + [f"runs_dir={tmp_path}", "init_from=bot:no_such_bot"])
+    with pytest.raises(ValueError, match="does not exist"):
+        Trainer(missing, tmp_path / "missing")

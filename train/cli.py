@@ -4,6 +4,7 @@
     allfours train --config smoke                   # a one-minute run
     allfours train --config configs/seven_up.yaml lr=1e-4 max_minutes=120
     allfours train --resume runs/yorkshire-20260101-120000 [max_minutes=90]
+    allfours train --ray-address auto --workers 8    # rollouts in Ray actors on a cluster (".[ray]" extra)
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="YAML config file or preset name (default: yorkshire = configs/yorkshire.yaml)")
     p.add_argument("--resume", "-r", metavar="RUN_DIR", default=None,
                    help="continue the run in RUN_DIR from its latest checkpoint (its saved config + overrides)")
+    p.add_argument("--ray-address", metavar="ADDRESS", default=None,
+                   help="collect rollouts in Ray actors (collector=ray): 'auto' joins the running cluster, "
+                        "'local' starts Ray on this machine; needs pip install '.[ray]'")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="number of Ray rollout actors (with --ray-address; config key workers)")
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
     p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
     return p
@@ -36,15 +42,30 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         return _run(args)
-    except ValueError as e:
+    except (ValueError, ImportError) as e:
         print(f"allfours train: error: {e}", file=sys.stderr)
         return 2
+
+
+def _ray_overrides(args) -> list[str]:
+    if args.workers is not None and args.ray_address is None:
+        raise ValueError("--workers sets the number of Ray rollout actors: give --ray-address too "
+                         "(--ray-address local for Ray on this machine)")
+    if args.ray_address is None:
+        return []
+    address = "" if args.ray_address == "local" else args.ray_address
+    out = ["collector=ray", f"ray_address={address}"]
+    if args.workers is not None:
+        out.append(f"workers={args.workers}")
+    return out
 
 
 def _run(args) -> int:
     import yaml
 
     from .trainer import Trainer
+
+    args.overrides = list(args.overrides) + _ray_overrides(args)
 
     if args.resume:
         if args.config:

@@ -33,10 +33,15 @@ class TrainConfig:
     runs_dir: str = "runs"
     max_minutes: float = 60.0  # wall-clock budget of training (0 = none); counts across resumes
     total_steps: int = 0  # decision budget (0 = none); the run stops at whichever budget ends first
+    init_from: str = ""  # start from these weights: a checkpoint file, run folder (its best.pt) or bot:<preset>
     torch_threads: int = 1  # threads for the PPO update (2 fight each other when the other core is busy)
     rollout_threads: int = 1  # threads for inference while collecting (small batches: 1 avoids thread fights)
     # ---- collection
-    collector: str = "process"  # "process": a worker process collects during the update; "inline": all here
+    collector: str = "process"  # "process": a worker process collects during the update; "inline": all here;
+    # "ray": `workers` Ray actors share the num_envs games (train/ray_workers.py, pip install ".[ray]")
+    workers: int = 2  # Ray rollout actors (collector: ray)
+    ray_address: str = ""  # Ray cluster to join ("auto", "ray://host:10001"); "" starts a local Ray
+    ray_cpus_per_worker: float = 1.0
     num_envs: int = 512  # games stepped in lockstep
     rollout_steps: int = 32  # lockstep steps per rollout (decisions per rollout = num_envs * rollout_steps)
     # ---- network
@@ -91,14 +96,16 @@ class TrainConfig:
 
         make_rules(self.preset, **self.rules)  # ValueError on a bad preset or option
         pos_int = ("num_envs", "rollout_steps", "update_epochs", "minibatch_size", "pool_size", "torch_threads",
-                   "rollout_threads", "snapshot_every", "log_every_updates", "eval_matches")
+                   "rollout_threads", "snapshot_every", "workers", "log_every_updates", "eval_matches")
         for name in pos_int:
             if getattr(self, name) < 1:
                 raise ValueError(f"config {name} must be >= 1, got {getattr(self, name)}")
         if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
             raise ValueError(f"config hidden must be a list of positive ints, got {self.hidden!r}")
-        if self.collector not in ("inline", "process"):
-            raise ValueError(f"config collector must be 'inline' or 'process', got {self.collector!r}")
+        if self.collector not in ("inline", "process", "ray"):
+            raise ValueError(f"config collector must be 'inline', 'process' or 'ray', got {self.collector!r}")
+        if self.collector == "ray" and self.workers > self.num_envs:
+            raise ValueError(f"config workers ({self.workers}) cannot exceed num_envs ({self.num_envs})")
         shares = (self.opp_latest, self.opp_snapshot, self.opp_scripted)
         if min(shares) < 0 or sum(shares) <= 0:
             raise ValueError(f"opponent shares must be >= 0 and not all 0, got {shares}")

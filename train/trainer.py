@@ -101,14 +101,23 @@ class Trainer:
         self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, cfg.hidden, PRIV_SIZE if cfg.privileged_critic else 0,
                              bf16=cfg.bf16, canonical=cfg.canonical_suits)
         self.net.eval()
+        if checkpoint is None and cfg.init_from:  # before any worker starts: a bad source fails fast
+            self._init_weights(cfg.init_from)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=cfg.adam_eps)
         self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # minibatch shuffles
         self.rng = random.Random(cfg.seed + 2)  # opponent pool draws
         shares = (cfg.opp_latest, cfg.opp_snapshot, cfg.opp_scripted)
-        kind = ProcessCollector if cfg.collector == "process" else VectorCollector
-        self.collector = kind(self.rules, self.net, num_envs=cfg.num_envs, rollout_steps=cfg.rollout_steps,
-                              seed=cfg.seed, shares=shares, scripted_specs=cfg.scripted_opponents,
-                              snapshot_slots=cfg.snapshot_slots, threads=cfg.rollout_threads)
+        kw = dict(num_envs=cfg.num_envs, rollout_steps=cfg.rollout_steps, seed=cfg.seed, shares=shares,
+                  scripted_specs=cfg.scripted_opponents, snapshot_slots=cfg.snapshot_slots,
+                  threads=cfg.rollout_threads)
+        if cfg.collector == "ray":
+            from .ray_workers import RayCollector
+
+            self.collector = RayCollector(self.rules, self.net, workers=cfg.workers, address=cfg.ray_address,
+                                          cpus_per_worker=cfg.ray_cpus_per_worker, **kw)
+        else:
+            kind = ProcessCollector if cfg.collector == "process" else VectorCollector
+            self.collector = kind(self.rules, self.net, **kw)
         self.pool = SnapshotPool(self.run_dir / "pool", cfg.pool_size)
         self.progress = {"steps": 0, "samples": 0, "updates": 0, "train_seconds": 0.0, "matches": 0,
                          "evals": 0, "last_eval_seconds": 0.0}
@@ -126,6 +135,21 @@ class Trainer:
     def resume(cls, run_dir: str | Path, cfg: TrainConfig) -> Trainer:
         ck = load_checkpoint(Path(run_dir) / "latest.pt")
         return cls(cfg, run_dir, checkpoint=ck)
+
+    def _init_weights(self, source: str) -> None:
+        """Warm start: the model weights of another run or shipped bot (any preset; same network)."""
+        if source.startswith("bot:"):
+            from agents.neural import CHECKPOINT_DIR
+            path = CHECKPOINT_DIR / f"{source[4:]}.pt"
+        else:
+            path = Path(source)
+            if path.is_dir():
+                path = path / "best.pt"
+        ck = load_checkpoint(path)
+        if ck["arch"] != self.net.arch():
+            raise ValueError(f"init_from {source!r}: its network {ck['arch']} does not match the config's "
+                             f"{self.net.arch()}")
+        self.net.load_state_dict(ck["model"])
 
     def _restore(self, ck: dict) -> None:
         if ck.get("arch") != self.net.arch():
@@ -303,7 +327,7 @@ class Trainer:
     def _next_rollout(self, params: CollectParams):
         """The next rollout. A worker process collects the following one during the update."""
         c = self.collector
-        if isinstance(c, ProcessCollector):
+        if getattr(c, "asynchronous", False):
             if not c.busy:
                 self._send_policy(params)
             ro = c.wait()

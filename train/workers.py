@@ -99,6 +99,8 @@ def _numpy_sd(sd: dict) -> dict:
 class ProcessCollector(Collector):
     """``VectorCollector`` in a child process, with ``start()``/``wait()`` to overlap the update."""
 
+    asynchronous = True
+
     def __init__(self, rules, policy, *, num_envs: int, rollout_steps: int, **kwargs):
         self.privileged = policy.privileged > 0
         rows = num_envs * rules.players + num_envs * rollout_steps

@@ -88,7 +88,8 @@ def shipped_bots() -> list[str]:
     if spec is None or not spec.origin:
         return []
     folder = Path(spec.origin).resolve().parents[1] / "checkpoints"
-    return [f"bot:{p}" for p in PRESETS if (folder / f"{p}.pt").exists()]
+    from agents.bots import BOTS
+    return [f"bot:{name}" for name in BOTS if (folder / f"{name}.pt").exists()]
 
 
 def _first_paragraph(doc: str | None) -> str:
@@ -113,7 +114,7 @@ class BotPool:
     def default(self) -> str:
         return self.specs[0]
 
-    def get(self, spec: str, preset: str):
+    def get(self, spec: str, preset: str, players: int | None = None):
         """(agent, lock) for ``spec`` playing ``preset``; RequestError if not on offer or not for this preset."""
         if spec not in self.specs:
             raise RequestError(422, "unknown_bot", f"bot {spec!r} is not on offer here: choose one of {self.specs}"
@@ -132,12 +133,19 @@ class BotPool:
         if trained_for not in (None, preset):
             raise RequestError(422, "bot_unavailable", f"bot {spec!r} was trained for preset {trained_for!r}, "
                                                        f"not {preset!r}: choose another bot (GET /v1/bots)")
+        trained_players = (getattr(entry[0], "meta", None) or {}).get("rules", {}) or {}
+        trained_players = trained_players.get("players")
+        if players is not None and trained_players not in (None, players):
+            raise RequestError(422, "bot_unavailable", f"bot {spec!r} was trained for {trained_players} players, "
+                                                       f"not {players}: choose another bot (GET /v1/bots)")
         return entry
 
     def presets(self, spec: str) -> list[str]:
         """Presets the bot plays: a neural bot only the one it was trained for."""
         if spec.startswith("bot:"):
-            return [spec.split(":", 1)[1]]
+            from agents.bots import BOTS
+            name = spec.split(":", 1)[1]
+            return [BOTS[name][0]] if name in BOTS else [name]
         for (s, _), (agent, _) in list(self._agents.items()):
             if s == spec and getattr(agent, "preset", None) in PRESETS:
                 return [agent.preset]
@@ -209,7 +217,7 @@ def answer(body, pool: BotPool, defaults: dict | None = None) -> dict:
     except ViewError as e:
         raise RequestError(422, "invalid_view", str(e)) from None
     spec = req.bot or pool.default
-    agent, lock = pool.get(spec, state.rules.preset)
+    agent, lock = pool.get(spec, state.rules.preset, state.rules.players)
     with lock:
         if hasattr(agent, "seed"):
             agent.seed(seed)

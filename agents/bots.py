@@ -1,0 +1,20 @@
+"""The shipped bots by name (torch-free, so the server can list them without loading a network)."""
+
+from __future__ import annotations
+
+# Shipped bot names -> (preset, players): one bot per config in configs/.
+BOTS = {"yorkshire": ("yorkshire", 4), "traditional": ("traditional", 4), "traditional_2p": ("traditional", 2),
+        "seven_up": ("seven_up", 2)}
+
+
+def bot_name(name: str, players: int | None = None) -> str:
+    """The shipped bot for a preset (or bot name) at a player count: ``("traditional", 2)`` -> ``traditional_2p``."""
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}: choose one of {sorted(BOTS)}")
+    if players is None or BOTS[name][1] == players:
+        return name
+    for other, (preset, n) in BOTS.items():
+        if preset == BOTS[name][0] and n == players:
+            return other
+    raise ValueError(f"no bot is shipped for {BOTS[name][0]} with {players} players "
+                     f"(shipped: {', '.join(f'{k} ({p}, {n} players)' for k, (p, n) in BOTS.items())})")

@@ -1,0 +1,88 @@
+"""Move time of the shipped bots: how long ``bot.act(state, seat)`` takes on one position.
+
+Positions are collected from games the heuristic plays against itself (every decision of every
+seat, trump decisions included), and each bot answers each position alone, one call at a time,
+as a frontend or the bot server asks it. The heuristic answers the same positions in the same
+rounds, as a peer. Reported: median and 90th percentile per move in milliseconds, median of the
+per-round medians over several rounds.
+
+    python benchmarks/bot_move_time.py                   # every bot in checkpoints/
+    python benchmarks/bot_move_time.py --bots yorkshire --positions 500 --rounds 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+
+from agents.heuristic import HeuristicAgent  # noqa: E402
+from agents.neural import CHECKPOINT_DIR, load_agent  # noqa: E402
+from allfours_env.engine import GameState  # noqa: E402
+
+
+def positions(preset: str, rules: dict, n: int, seed: int = 0) -> list[tuple[GameState, int]]:
+    out, heur, g = [], HeuristicAgent(seed=seed), 0
+    opts = {k: v for k, v in rules.items() if k != "preset"}
+    while len(out) < n:
+        s = GameState.new(preset, seed=seed * 100_003 + g, **opts)
+        g += 1
+        while not s.done and len(out) < n:
+            out.append((s.clone(), s.current))
+            s.apply(heur(s, s.current))
+    return out
+
+
+def time_moves(agent, pos) -> list[float]:
+    ms = []
+    for state, seat in pos:
+        t = time.perf_counter()
+        agent.act(state, seat)
+        ms.append((time.perf_counter() - t) * 1000)
+    return ms
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bots", nargs="*", help="names in checkpoints/ (default: all)")
+    p.add_argument("--positions", type=int, default=300)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--threads", type=int, default=1, help="torch threads (1: what the bot server uses)")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    names = args.bots or sorted(q.stem for q in CHECKPOINT_DIR.glob("*.pt"))
+    rows = []
+    for name in names:
+        bot = load_agent(CHECKPOINT_DIR / f"{name}.pt")
+        rules = bot.meta["rules"] or {"preset": bot.preset}
+        pos = positions(rules["preset"], rules, args.positions)
+        heur = HeuristicAgent(seed=1)
+        time_moves(bot, pos[:50])  # warm-up
+        med, p90, hmed = [], [], []
+        for _ in range(args.rounds):
+            ms = time_moves(bot, pos)
+            med.append(statistics.median(ms))
+            p90.append(statistics.quantiles(ms, n=10)[-1])
+            hmed.append(statistics.median(time_moves(heur, pos)))
+        row = {"bot": name, "preset": rules["preset"], "players": rules.get("players"), "positions": len(pos),
+               "rounds": args.rounds, "median_ms": round(statistics.median(med), 3),
+               "p90_ms": round(statistics.median(p90), 3), "heuristic_median_ms": round(statistics.median(hmed), 3)}
+        rows.append(row)
+        if not args.json:
+            print(f"{name:16s} median {row['median_ms']:.3f} ms  p90 {row['p90_ms']:.3f} ms  "
+                  f"(heuristic on the same positions: {row['heuristic_median_ms']:.3f} ms)", flush=True)
+    if args.json:
+        print(json.dumps(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
