@@ -1,5 +1,6 @@
 """End-to-end training runs: smoke run + checkpoint loading, kill -9 and resume, determinism, configs."""
 
+import json
 import os
 import signal
 import subprocess
@@ -161,8 +162,22 @@ def test_ship_strips_training_state_and_keeps_a_loadable_bot(tmp_path):
     s = GameState.new("yorkshire", seed=2)
     while not s.done:
         s.apply(agent(s, s.current))
-    with pytest.raises(CheckpointError, match="trained on preset 'yorkshire', not 'seven_up'"):
+    with pytest.raises(CheckpointError, match="trained on 'yorkshire' with 4 players; bot 'seven_up' plays"):
         ship(tmp_path / "s" / "latest.pt", "seven_up", out_dir=tmp_path / "ck")
+    with pytest.raises(ValueError, match="unknown bot name 'traditional_3p'"):
+        ship(tmp_path / "s" / "latest.pt", "traditional_3p", out_dir=tmp_path / "ck")
+    # the model card: what the checkpoint records, and eval rows with the command that reproduces them
+    from train.card import write_card
+    res = tmp_path / "res.json"
+    res.write_text(json.dumps({"preset": "yorkshire", "players": 4, "seed": 3, "matches_per_pairing": 10, "results": [
+        {"agent": "bot:yorkshire", "opponent": "random", "matches": 10, "wins": 7, "win_rate": 0.7,
+         "ci95": [0.4, 0.9], "points_per_hand": 2.0, "opponent_points_per_hand": 1.0},
+        {"agent": "random", "opponent": "bot:yorkshire", "matches": 10, "wins": 3, "win_rate": 0.3,
+         "ci95": [0.1, 0.6], "points_per_hand": 1.0, "opponent_points_per_hand": 2.0}]}))
+    text = write_card("yorkshire", [res], command="allfours train", out_dir=tmp_path / "ck").read_text()
+    assert "| `random` | 10 | 7 | 0.700 | 0.400 - 0.900 |" in text and "bot:yorkshire\n" not in text
+    assert "allfours eval --preset yorkshire --agents bot:yorkshire random --matches 10 --seed 3" in text
+    assert f"{ROLLOUT / 1e6:.1f} M decisions" in text and "version 1 (951 floats)" in text
 
 
 def test_init_from_starts_from_another_runs_weights(tmp_path):

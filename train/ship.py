@@ -1,6 +1,7 @@
-"""Ship a trained run as a bot: ``python -m train.ship RUN_DIR PRESET``.
+"""Ship a trained run as a bot: ``python -m train.ship RUN_DIR NAME`` (NAME: yorkshire, traditional,
+traditional_2p, seven_up).
 
-Writes ``checkpoints/<PRESET>.pt``: the run's best (or given) checkpoint without the optimizer
+Writes ``checkpoints/<NAME>.pt``: the run's best (or given) checkpoint without the optimizer
 state, the pool and the rollout state, so it stays small; everything ``load_bot`` checks
 (format, encoding version, action ids, preset, arch) is kept.
 """
@@ -18,12 +19,19 @@ KEEP = ("format", "format_version", "encoding_version", "obs_size", "action_ids"
 CHECKPOINT_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
 
 
-def ship(source: str | Path, preset: str, out_dir: Path = CHECKPOINT_DIR) -> Path:
+def ship(source: str | Path, name: str, out_dir: Path = CHECKPOINT_DIR) -> Path:
+    from agents.bots import BOTS
+
+    if name not in BOTS:
+        raise ValueError(f"unknown bot name {name!r}: choose one of {sorted(BOTS)}")
     ck = load_checkpoint(Path(source) / "best.pt" if Path(source).is_dir() else source)
-    if ck.get("preset") != preset:
-        raise CheckpointError(f"{source} was trained on preset {ck.get('preset')!r}, not {preset!r}")
+    preset, players = BOTS[name]
+    trained = (ck.get("preset"), (ck.get("rules") or {}).get("players"))
+    if trained != (preset, players):
+        raise CheckpointError(f"{source} was trained on {trained[0]!r} with {trained[1]} players; "
+                              f"bot {name!r} plays {preset!r} with {players}")
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{preset}.pt"
+    path = out_dir / f"{name}.pt"
     atomic_save({k: ck[k] for k in KEEP if k in ck}, path)
     return path
 
@@ -32,10 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.ship", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="run folder (its best.pt) or a checkpoint file")
-    p.add_argument("preset", help="the preset the bot plays")
+    p.add_argument("name", help="the bot's name (agents.bots.BOTS): yorkshire, traditional, traditional_2p, seven_up")
     args = p.parse_args(argv)
     try:
-        path = ship(args.source, args.preset)
+        path = ship(args.source, args.name)
     except ValueError as e:
         print(f"ship: {e}", file=sys.stderr)
         return 2
