@@ -39,6 +39,19 @@ class Agent(ABC):
         """Probabilities over the legal actions, or None for an agent without a policy."""
         return None
 
+    def act_with_policy(self, state: GameState, seat: int) -> tuple[int, dict[int, float] | None]:
+        """``(act, policy)`` together, checked like ``__call__``; agents that can share the work override
+        ``_act_with_policy`` (a network: one forward pass for both)."""
+        check_turn(state, seat)
+        action, probs = self._act_with_policy(state, seat)
+        if not state.is_legal(action):
+            legal = [action_name(a) for a in state.legal_actions()]
+            raise AgentError(f"agent {self.name!r} chose illegal action {action!r} for seat {seat}; legal: {legal}")
+        return action, probs
+
+    def _act_with_policy(self, state: GameState, seat: int) -> tuple[int, dict[int, float] | None]:
+        return self.act(state, seat), self.policy(state, seat)
+
     def __call__(self, state: GameState, seat: int) -> int:
         """``act`` with the checks every caller wants: right seat to move, legal answer."""
         check_turn(state, seat)

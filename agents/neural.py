@@ -50,12 +50,20 @@ class NeuralAgent(Agent):
 
     def act(self, state: GameState, seat: int) -> int:
         logits, legal = self._logits(state, seat)
+        return self._choose(logits, legal)
+
+    def _choose(self, logits: torch.Tensor, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
         if self.greedy:
             return max(legal, key=lambda a: float(logits[a]))
         probs = torch.softmax(logits, -1)[legal].tolist()
         return self.rng.choices(legal, weights=probs)[0]
+
+    def _act_with_policy(self, state: GameState, seat: int) -> tuple[int, dict[int, float]]:
+        logits, legal = self._logits(state, seat)  # one forward pass for both
+        probs = torch.softmax(logits, -1)
+        return self._choose(logits, legal), {a: float(probs[a]) for a in legal}
 
     def policy(self, state: GameState, seat: int) -> dict[int, float]:
         logits, legal = self._logits(state, seat)

@@ -57,3 +57,20 @@ def test_neural_agent_is_legal():
             pol = agent.policy(s, s.current)
             assert set(pol) == set(s.legal_actions()) and abs(sum(pol.values()) - 1) < 1e-5
             s.apply(agent(s, s.current))
+
+
+def test_act_with_policy_is_act_and_policy_in_one_pass():
+    torch.manual_seed(2)
+    net = PolicyNet(OBS_SIZE, 57, [32, 32], canonical=True)
+    agent = NeuralAgent(net, greedy=True)
+    calls = []
+    forward = net.forward
+    net.forward = lambda *a, **k: calls.append(1) or forward(*a, **k)
+    s = GameState.new("yorkshire", seed=4)
+    while not s.done:
+        calls.clear()
+        action, pol = agent.act_with_policy(s, s.current)
+        assert len(calls) == 1  # one forward pass for both
+        assert action == agent.act(s, s.current) and pol == agent.policy(s, s.current)
+        assert action == max(pol, key=pol.get)
+        s.apply(action)

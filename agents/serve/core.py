@@ -221,8 +221,10 @@ def answer(body, pool: BotPool, defaults: dict | None = None) -> dict:
     with lock:
         if hasattr(agent, "seed"):
             agent.seed(seed)
-        action = agent(state, seat)
-        probs = agent.policy(state, seat) if req.want_policy else None
+        if req.want_policy and hasattr(agent, "act_with_policy"):
+            action, probs = agent.act_with_policy(state, seat)  # a network: one forward pass
+        else:
+            action, probs = agent(state, seat), None
     legal = state.legal_actions()
     out = {"action": action_name(action), "action_id": action,
            "probabilities": ({action_name(a): float(probs.get(a, 0.0)) for a in legal} if probs is not None else None),
