@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", default="yorkshire", help=f"one of {', '.join(PRESETS)} (default yorkshire)")
     p.add_argument("--players", type=int, default=None, help="players, where the preset allows (traditional 2-4)")
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"],
-                   help="agent specs: random, heuristic, search, search:worlds=64, a checkpoint path, bot:<preset>")
+                   help="agent specs: random, heuristic, search, search:worlds=64, a checkpoint path, bot:<name> "
+                        "(yorkshire, traditional, traditional_2p, seven_up)")
     p.add_argument("--matches", type=int, default=400, help="matches per pairing (a multiple of the seatings per "
                    "deal: 2, or 3 with three players); default 400")
     p.add_argument("--seed", type=int, default=0, help="run seed: same seed, same numbers (default 0)")

@@ -63,7 +63,7 @@ class OnnxPolicy(nn.Module):
 
 
 def load_policy(spec: str, preset: str | None = None):
-    """A neural agent from a spec: ``bot:<preset>``, a checkpoint path, or anything ``agents.registry`` knows."""
+    """A neural agent from a spec: ``bot:<name>``, a checkpoint path, or anything ``agents.registry`` knows."""
     from agents import neural
     if spec.startswith("bot:"):
         agent = neural.load_bot(spec.split(":", 1)[1])
@@ -73,7 +73,7 @@ def load_policy(spec: str, preset: str | None = None):
         try:
             from agents.registry import make_agent
         except ImportError:
-            raise ValueError(f"{spec!r} is neither a checkpoint file nor bot:<preset>") from None
+            raise ValueError(f"{spec!r} is neither a checkpoint file nor bot:<name>") from None
         agent = make_agent(spec, preset=preset or "yorkshire", seed=0)
     if not isinstance(getattr(agent, "net", None), nn.Module):
         raise ValueError(f"{spec!r} is not a policy network (it is {type(agent).__name__}): only trained neural bots "
@@ -226,7 +226,7 @@ def check(onnx_path: str | Path, card: dict | None = None, atol: float = 1e-5) -
 def export_main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="allfours export", description="Export a trained policy to ONNX with a model "
                                 "card (encoding version, action ids, golden test vectors).")
-    p.add_argument("policy", help="bot:<preset> (a shipped bot) or a training checkpoint (.pt or run folder)")
+    p.add_argument("policy", help="bot:<name> (a shipped bot) or a training checkpoint (.pt or run folder)")
     p.add_argument("-o", "--output", help="ONNX file to write (default: <name>.onnx in the current folder)")
     p.add_argument("--preset", choices=sorted(PRESETS), help="preset of the golden vectors (default: the policy's)")
     p.add_argument("--vectors", type=int, default=16, help="golden test vectors in the card (default 16)")

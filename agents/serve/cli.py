@@ -12,7 +12,7 @@ from .core import DEFAULT_BOTS, BotPool, RequestError, shipped_bots
 
 def _bot_help() -> str:
     return ("a bot to offer (repeat for several; the first is the default): random, heuristic, search, "
-            "search:worlds=64, bot:<preset> for a shipped bot, or a checkpoint path. Default: "
+            "search:worlds=64, bot:<name> for a shipped bot, or a checkpoint path. Default: "
             f"{', '.join(list(DEFAULT_BOTS) + shipped_bots()) or 'none'}")
 
 

@@ -74,11 +74,11 @@ def _make_agent(spec: str, preset: str, seed: int):
     if spec.startswith("bot:") or spec.endswith(".pt"):
         from agents import neural
         return neural.load_bot(spec[4:], seed=seed) if spec.startswith("bot:") else neural.load_agent(spec, seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r}: choose from {sorted(local)}, bot:<preset> or a checkpoint path")
+    raise ValueError(f"unknown agent spec {spec!r}: choose from {sorted(local)}, bot:<name> or a checkpoint path")
 
 
 def shipped_bots() -> list[str]:
-    """Specs of the shipped neural bots (``bot:<preset>``, from ``checkpoints/<preset>.pt``) in this installation.
+    """Specs of the shipped neural bots (``bot:<name>``, from ``checkpoints/<name>.pt``) in this installation.
 
     Looks at ``agents.neural.CHECKPOINT_DIR`` without importing the module (that would import torch).
     """
