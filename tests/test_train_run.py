@@ -71,8 +71,31 @@ def test_bad_checkpoints_give_clear_errors(tmp_path):
     torch.save(ck, tmp_path / "old.pt")
     with pytest.raises(ValueError, match="encoding version"):
         load_agent(tmp_path / "old.pt")
-    with pytest.raises(ValueError, match="no trained bot"):
-        load_bot("seven_up") if not (REPO / "checkpoints" / "seven_up.pt").exists() else load_bot("nope")
+    with pytest.raises(ValueError, match="unknown bot 'nope'"):
+        load_bot("nope")
+
+
+def test_missing_bot_says_how_to_make_it(tmp_path, monkeypatch):
+    import agents.neural
+
+    monkeypatch.setattr(agents.neural, "CHECKPOINT_DIR", tmp_path)
+    with pytest.raises(ValueError, match="no trained bot is shipped as 'seven_up'.*train.ship"):
+        load_bot("seven_up")
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (REPO / "checkpoints").glob("*.pt")))
+def test_every_shipped_bot_loads_plays_legally_and_is_small(name):
+    from agents.bots import BOTS
+
+    path = REPO / "checkpoints" / f"{name}.pt"
+    assert name in BOTS and path.stat().st_size < 5e6
+    assert (REPO / "checkpoints" / f"{name}.md").exists()  # its model card
+    preset, players = BOTS[name]
+    bot = load_bot(preset, players=players)
+    assert bot.name == f"bot:{name}" and bot.preset == preset and bot.meta["rules"]["players"] == players
+    s = GameState.new(preset, seed=3, **({"players": players} if preset == "traditional" else {}))
+    while not s.done:
+        s.apply(bot(s, s.current))
 
 
 def test_config_errors_and_overrides(tmp_path):
