@@ -21,14 +21,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import torch  # noqa: E402
 
-from train.rllib_env import (  # noqa: E402
-    ILLEGAL_METRIC,
-    SHARED,
-    AllFoursCallback,
-    AllFoursRLlibEnv,
-    evaluate_vs,
-    policy_mapping_fn,
-)
+try:
+    from train.rllib_env import (
+        ILLEGAL_METRIC,
+        SHARED,
+        AllFoursCallback,
+        AllFoursRLlibEnv,
+        evaluate_vs,
+        policy_mapping_fn,
+    )
+except ImportError as e:  # no Ray: say so in one line
+    if __name__ == "__main__":
+        raise SystemExit(f"rllib_ppo: {e}") from None
+    raise
 
 
 def build_config(preset: str = "yorkshire", options: dict | None = None, *, num_env_runners: int = 0,
