@@ -47,6 +47,12 @@ def test_smoke_run_writes_checkpoints_that_load(tmp_path):
         s.apply(agent(s, s.current))
     # the saved config resolves to the same run config
     assert load_config(run / "config.yaml").to_dict() == load_config(run / "config.yaml").to_dict()
+    # the learning curve plots from the run's TensorBoard data (a PNG file, not an empty one)
+    from train.plot import main as plot_main, scalars
+    assert "eval/winrate_vs_random" in scalars(run) and "charts/SPS" in scalars(run)
+    assert plot_main([str(run), "-o", str(tmp_path / "curve.png")]) == 0
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plot_main([str(tmp_path), "-o", str(tmp_path / "x.png")]) == 2  # not a run folder
     # a second start into the same folder is refused with a pointer to --resume
     assert main(["--config", "smoke", *TINY, f"runs_dir={tmp_path}", "run_name=s", "total_steps=1"]) == 2
 
