@@ -48,7 +48,8 @@ def test_smoke_run_writes_checkpoints_that_load(tmp_path):
     # the saved config resolves to the same run config
     assert load_config(run / "config.yaml").to_dict() == load_config(run / "config.yaml").to_dict()
     # the learning curve plots from the run's TensorBoard data (a PNG file, not an empty one)
-    from train.plot import main as plot_main, scalars
+    from train.plot import main as plot_main
+    from train.plot import scalars
     assert "eval/winrate_vs_random" in scalars(run) and "charts/SPS" in scalars(run)
     assert plot_main([str(run), "-o", str(tmp_path / "curve.png")]) == 0
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
