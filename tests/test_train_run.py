@@ -97,8 +97,10 @@ def test_every_shipped_bot_loads_plays_legally_and_is_small(name):
     path = REPO / "checkpoints" / f"{name}.pt"
     assert name in BOTS and path.stat().st_size < 5e6
     assert (REPO / "checkpoints" / f"{name}.md").exists()  # its model card
+    import agents
+
     preset, players = BOTS[name]
-    bot = load_bot(preset, players=players)
+    bot = agents.load_bot(preset, players=players)  # the public API: the bot for this preset and player count
     assert bot.name == f"bot:{name}" and bot.preset == preset and bot.meta["rules"]["players"] == players
     s = GameState.new(preset, seed=3, **({"players": players} if preset == "traditional" else {}))
     while not s.done:
