@@ -7,6 +7,7 @@ import json
 import os
 import random
 import warnings
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +23,7 @@ with warnings.catch_warnings():
 from agents.serve.app import create_app
 from agents.serve.core import BotPool
 
+REPO_CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
 CASES = [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
          ("seven_up", {})]
 # ALLFOURS_FUZZ_EXAMPLES=5000 for a longer campaign than the default run.
@@ -364,3 +366,21 @@ def test_a_bot_that_cannot_be_built_is_listed_as_unavailable():
         assert "not found" in cards[1]["description"]
         err = error_of(c.post("/v1/act", json={**VIEWS[0], "bot": "/nonexistent/ck.pt"}))
         assert err["type"] == "bot_unavailable"
+
+
+def test_shipped_bots_are_offered_and_refuse_another_player_count():
+    from agents.bots import BOTS
+    from agents.serve.core import shipped_bots
+
+    shipped = shipped_bots()
+    assert shipped == [f"bot:{n}" for n in BOTS if (REPO_CHECKPOINTS / f"{n}.pt").exists()]
+    if "bot:traditional" not in shipped:
+        pytest.skip("bot:traditional is not shipped in this checkout")
+    with TestClient(create_app(["bot:traditional", "heuristic"])) as c:
+        cards = {b["name"]: b for b in c.get("/v1/bots").json()["bots"]}
+        assert cards["bot:traditional"]["presets"] == ["traditional"]
+        four = views("traditional", {}, 2)[0]
+        assert c.post("/v1/act", json={**four, "bot": "bot:traditional"}).json()["action"] in four["legal_actions"]
+        two = views("traditional", {"players": 2}, 2)[0]  # the 4-player bot is not for a 2-player table
+        err = error_of(c.post("/v1/act", json={**two, "bot": "bot:traditional"}))
+        assert err["type"] == "bot_unavailable" and "trained for 4 players, not 2" in err["message"]
