@@ -44,10 +44,7 @@ class Agent(ABC):
         ``_act_with_policy`` (a network: one forward pass for both)."""
         check_turn(state, seat)
         action, probs = self._act_with_policy(state, seat)
-        if not state.is_legal(action):
-            legal = [action_name(a) for a in state.legal_actions()]
-            raise AgentError(f"agent {self.name!r} chose illegal action {action!r} for seat {seat}; legal: {legal}")
-        return action, probs
+        return self._checked(state, seat, action), probs
 
     def _act_with_policy(self, state: GameState, seat: int) -> tuple[int, dict[int, float] | None]:
         return self.act(state, seat), self.policy(state, seat)
@@ -55,7 +52,9 @@ class Agent(ABC):
     def __call__(self, state: GameState, seat: int) -> int:
         """``act`` with the checks every caller wants: right seat to move, legal answer."""
         check_turn(state, seat)
-        action = self.act(state, seat)
+        return self._checked(state, seat, self.act(state, seat))
+
+    def _checked(self, state: GameState, seat: int, action: int) -> int:
         if not state.is_legal(action):
             legal = [action_name(a) for a in state.legal_actions()]
             raise AgentError(f"agent {self.name!r} chose illegal action {action!r} for seat {seat}; legal: {legal}")

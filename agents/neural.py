@@ -62,13 +62,15 @@ class NeuralAgent(Agent):
 
     def _act_with_policy(self, state: GameState, seat: int) -> tuple[int, dict[int, float]]:
         logits, legal = self._logits(state, seat)  # one forward pass for both
-        probs = torch.softmax(logits, -1)
-        return self._choose(logits, legal), {a: float(probs[a]) for a in legal}
+        return self._choose(logits, legal), _probs(logits, legal)
 
     def policy(self, state: GameState, seat: int) -> dict[int, float]:
-        logits, legal = self._logits(state, seat)
-        probs = torch.softmax(logits, -1)
-        return {a: float(probs[a]) for a in legal}
+        return _probs(*self._logits(state, seat))
+
+
+def _probs(logits: torch.Tensor, legal: list[int]) -> dict[int, float]:
+    probs = torch.softmax(logits, -1)
+    return {a: float(probs[a]) for a in legal}
 
 
 def load_agent(path: str | Path, *, greedy: bool = True, seed: int | None = None) -> NeuralAgent:

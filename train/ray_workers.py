@@ -17,6 +17,7 @@ seeds, which collects that actor's share again; the run goes on and the restart 
 
 from __future__ import annotations
 
+import os
 import random
 import time
 import warnings
@@ -24,7 +25,8 @@ import warnings
 import numpy as np
 import torch
 
-from .rollout import Collector, CollectParams, Rollout, VectorCollector
+from .rollout import KIND_NAMES, Collector, CollectParams, Rollout
+from .workers import _numpy_sd, worker_collector
 
 MAX_RETRIES = 3  # replacements of one actor within one rollout before the run gives up
 
@@ -41,14 +43,7 @@ class RolloutWorker:
     """One actor: a ``VectorCollector`` over its slice of the games (made remote by ``RayCollector``)."""
 
     def __init__(self, rules_dict: dict, arch: dict, bf16: bool, kwargs: dict):
-        from allfours_env.rules import make_rules
-
-        from .network import PolicyNet
-
-        torch.set_num_threads(1)
-        opts = {k: v for k, v in rules_dict.items() if k != "preset"}
-        rules = make_rules(rules_dict["preset"], **opts)
-        self.col = VectorCollector(rules, PolicyNet.from_arch(arch, bf16=bf16).eval(), **kwargs)
+        self.col = worker_collector(rules_dict, arch, bf16, kwargs)
 
     def collect(self, policy: dict, opponents: list | None, params: CollectParams) -> dict:
         cpu = time.process_time()
@@ -69,16 +64,10 @@ class RolloutWorker:
         self.col.load_state_dict(state)
 
     def pid(self) -> int:
-        import os
-
         return os.getpid()
 
 
 ARRAYS = ("obs", "mask", "priv", "actions", "logp", "values", "advantages", "returns")
-
-
-def _numpy_sd(sd: dict) -> dict:
-    return {k: v.detach().cpu().numpy().copy() for k, v in sd.items()}
 
 
 def split(total: int, parts: int) -> list[int]:
@@ -192,8 +181,6 @@ class RayCollector(Collector):
         c = {"matches_by_kind": np.sum([p["counts"]["matches_by_kind"] for p in parts], axis=0),
              "wins_by_kind": np.sum([p["counts"]["wins_by_kind"] for p in parts], axis=0),
              "hands": sum(p["counts"]["hands"] for p in parts), "points": sum(p["counts"]["points"] for p in parts)}
-        from .rollout import KIND_NAMES
-
         stats = {"matches": int(c["matches_by_kind"].sum()), "hands": c["hands"], "samples": len(arrays["actions"]),
                  "worker_restarts": self.restarts}
         for k, name in enumerate(KIND_NAMES):

@@ -45,20 +45,24 @@ def _attach(names: dict, spec: dict) -> tuple[list, dict]:
     return shms, arrays
 
 
-def _worker(conn, rules_dict: dict, arch: dict, bf16: bool, kwargs: dict, buffers: list, spec: dict) -> None:
+def worker_collector(rules_dict: dict, arch: dict, bf16: bool, kwargs: dict):
+    """The ``VectorCollector`` a worker (process or Ray actor) runs, from what the learner sends it."""
     from allfours_env.rules import make_rules
 
     from .network import PolicyNet
     from .rollout import VectorCollector
 
+    torch.set_num_threads(1)
+    opts = {k: v for k, v in rules_dict.items() if k != "preset"}
+    net = PolicyNet.from_arch(arch, bf16=bf16).eval()
+    return VectorCollector(make_rules(rules_dict["preset"], **opts), net, **kwargs)
+
+
+def _worker(conn, rules_dict: dict, arch: dict, bf16: bool, kwargs: dict, buffers: list, spec: dict) -> None:
     shms = []
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle (it saves a checkpoint)
     try:
-        torch.set_num_threads(1)
-        opts = {k: v for k, v in rules_dict.items() if k != "preset"}
-        rules = make_rules(rules_dict["preset"], **opts)
-        net = PolicyNet.from_arch(arch, bf16=bf16).eval()
-        col = VectorCollector(rules, net, **kwargs)
+        col = worker_collector(rules_dict, arch, bf16, kwargs)
         outs = []
         for names in buffers:
             s, arrays = _attach(names, spec)
@@ -73,7 +77,7 @@ def _worker(conn, rules_dict: dict, arch: dict, bf16: bool, kwargs: dict, buffer
                 ro = col.collect(params, out=outs[b])
                 conn.send(("rollout", (len(ro.actions), ro.decisions, ro.stats, time.process_time() - cpu)))
             elif cmd == "policy":
-                net.load_state_dict({k: torch.from_numpy(v) for k, v in arg.items()})
+                col.set_policy({k: torch.from_numpy(v) for k, v in arg.items()})
             elif cmd == "opponents":
                 col.set_opponents([(n, {k: torch.from_numpy(v) for k, v in sd.items()}) for n, sd in arg])
             elif cmd == "get_state":

@@ -133,8 +133,7 @@ class BotPool:
         if trained_for not in (None, preset):
             raise RequestError(422, "bot_unavailable", f"bot {spec!r} was trained for preset {trained_for!r}, "
                                                        f"not {preset!r}: choose another bot (GET /v1/bots)")
-        trained_players = (getattr(entry[0], "meta", None) or {}).get("rules", {}) or {}
-        trained_players = trained_players.get("players")
+        trained_players = ((getattr(entry[0], "meta", None) or {}).get("rules") or {}).get("players")
         if players is not None and trained_players not in (None, players):
             raise RequestError(422, "bot_unavailable", f"bot {spec!r} was trained for {trained_players} players, "
                                                        f"not {players}: choose another bot (GET /v1/bots)")
