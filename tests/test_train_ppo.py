@@ -25,8 +25,9 @@ def _tails(c):
     return tail
 
 
-def _reference(c, tail, gamma, lam, i, memo):
-    """Textbook GAE by recursion along the seat's chain of decisions."""
+def _reference(c, tail, gamma, lam, i, memo, hand_lam=1.0):
+    """Textbook GAE by recursion along the seat's chain of decisions (the trace times
+    ``hand_lam`` where it crosses the end of a hand)."""
     if i not in memo:
         if tail[i]:
             memo[i] = 0.0
@@ -34,8 +35,9 @@ def _reference(c, tail, gamma, lam, i, memo):
             memo[i] = float(c.rewards[i]) - float(c.values[i])
         else:
             j = c.next_idx[i]
+            trace = gamma * lam * (hand_lam if c.cuts[i] else 1.0)
             memo[i] = (float(c.rewards[i]) + gamma * float(c.values[j]) - float(c.values[i])
-                       + gamma * lam * _reference(c, tail, gamma, lam, j, memo))
+                       + trace * _reference(c, tail, gamma, lam, j, memo, hand_lam))
     return memo[i]
 
 
@@ -49,6 +51,31 @@ def test_gae_matches_a_recursive_reference():
         adv = gae(c.values, c.rewards, c.dones, c.next_idx, tail, c.C, c.B, c.T, gamma, lam)
         for i in np.nonzero(c.learner)[0]:
             assert abs(_reference(c, tail, gamma, lam, i, {}) - adv[i]) < 1e-4
+
+
+def test_hand_lambda_cuts_the_trace_at_the_end_of_each_hand():
+    """Yorkshire without throw-in: every seat plays six cards a hand, so its last decision of a
+    hand is the one where it holds one card; exactly those are cut, and GAE with hand_lambda
+    matches the reference that multiplies the trace by it there."""
+    from allfours_env.observation import VIEWS
+
+    torch.manual_seed(0)
+    net = PolicyNet(OBS_SIZE, 57, [32, 32])
+    c = VectorCollector(make_rules("yorkshire", throw_in=False), net, seed=3, num_envs=12, rollout_steps=60)
+    c.collect()
+    for hand_lam in (0.0, 0.5):
+        c.collect(CollectParams(gamma=1.0, gae_lambda=0.95, hand_lambda=hand_lam, points_reward=0.1))
+        tail = _tails(c)
+        start, _ = VIEWS["hand_sizes"]
+        learner = np.nonzero(c.learner)[0]
+        last_card = np.isclose(c.obs[learner, start] * 24, 1.0)
+        assert last_card.sum() > 50
+        np.testing.assert_array_equal(c.cuts[learner], last_card)
+        adv = gae(c.values, c.rewards, c.dones, c.next_idx, tail, c.C, c.B, c.T, 1.0, 0.95, c.cuts, hand_lam)
+        plain = gae(c.values, c.rewards, c.dones, c.next_idx, tail, c.C, c.B, c.T, 1.0, 0.95)
+        assert not np.allclose(adv, plain)
+        for i in learner:
+            assert abs(_reference(c, tail, 1.0, 0.95, i, {}, hand_lam) - adv[i]) < 1e-4
 
 
 def test_match_reward_reaches_every_decision_of_the_match():

@@ -55,6 +55,7 @@ class TrainConfig:
     adam_eps: float = 1e-5
     gamma: float = 1.0
     gae_lambda: float = 0.95
+    hand_lambda: float = 1.0  # extra factor on the GAE trace across the end of a hand (0: each hand's own)
     update_epochs: int = 2
     minibatch_size: int = 1024
     clip_coef: float = 0.2
@@ -114,6 +115,8 @@ class TrainConfig:
         for name in ("lr", "gamma", "gae_lambda", "clip_coef"):
             if not 0 < getattr(self, name) <= 1:
                 raise ValueError(f"config {name} must be in (0, 1], got {getattr(self, name)}")
+        if not 0 <= self.hand_lambda <= 1:
+            raise ValueError(f"config hand_lambda must be in [0, 1], got {self.hand_lambda}")
         if self.max_minutes < 0 or self.total_steps < 0:
             raise ValueError("max_minutes and total_steps must be >= 0")
         return self

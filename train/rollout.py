@@ -64,6 +64,7 @@ class CollectParams:
     points_reward: float = 0.0  # shaping scale for points scored (match-reward mode)
     gamma: float = 1.0
     gae_lambda: float = 0.95
+    hand_lambda: float = 1.0  # extra factor on the GAE trace across the end of a hand (0: cut it there)
 
 
 class Collector(ABC):
@@ -138,6 +139,7 @@ class VectorCollector(Collector):
         self.values = np.zeros(rows, np.float32)
         self.rewards = np.zeros(rows, np.float32)
         self.dones = np.zeros(rows, bool)
+        self.cuts = np.zeros(rows, bool)  # the seat's hand ended after this decision
         self.learner = np.zeros(rows, bool)
         self.next_idx = np.full(rows, -1, np.int64)
         self.carry: list = []  # (g, seat, row data) tails to carry into the next rollout
@@ -146,6 +148,7 @@ class VectorCollector(Collector):
         self.seat_role: list[tuple] = [()] * num_envs  # per seat: 0 learner, k+1 snapshot slot k, -(j+1) scripted j
         self.prev: list[list[int]] = [[]] * num_envs  # per seat: row of its latest decision in this rollout, or -1
         self.last_scores: list[list[int]] = [[]] * num_envs
+        self.last_hand: list[int] = [0] * num_envs
         self._stats: dict = {}
         for g in range(num_envs):
             self._new_game(g)
@@ -217,6 +220,7 @@ class VectorCollector(Collector):
         self.seat_role[g] = roles
         self.prev[g] = [-1] * n
         self.last_scores[g] = list(state.scores)
+        self.last_hand[g] = state.hand_no
         if self.record:
             self.trace[g].append((seed, []))
         if state.done:  # a turn-up won the match before anyone moved: nothing to learn, deal again
@@ -243,10 +247,12 @@ class VectorCollector(Collector):
     def _begin(self) -> None:
         self.rewards[:] = 0.0
         self.dones[:] = False
+        self.cuts[:] = False
         self.learner[:] = False
         self.next_idx[:] = -1
-        for i, (g, seat, row) in enumerate(self.carry):
+        for i, (g, seat, row, cut) in enumerate(self.carry):
             self.obs[i], self.mask[i], self.actions[i], self.logp[i], self.values[i], self.rewards[i] = row[:6]
+            self.cuts[i] = cut
             if self.privileged:
                 self.priv[i] = row[6]
             self.learner[i] = True
@@ -319,6 +325,11 @@ class VectorCollector(Collector):
                         if j >= 0:
                             rewards[j] += points_reward * r
                 self.last_scores[g] = list(scores)
+            if state.hand_no != self.last_hand[g]:
+                self.last_hand[g] = state.hand_no
+                for j in prev:
+                    if j >= 0:
+                        self.cuts[j] = True
             if state.done:
                 kind = self.kind[g]
                 me = next((state.side(s) for s in range(n) if self.seat_role[g][s] == 0), 0)
@@ -350,8 +361,9 @@ class VectorCollector(Collector):
                            self.rewards[j]]
                     if self.privileged:
                         row.append(self.priv[j].copy())
-                    self.carry.append((g, seat, row))
-        adv = gae(self.values, self.rewards, self.dones, self.next_idx, tail, C, B, T, p.gamma, p.gae_lambda)
+                    self.carry.append((g, seat, row, bool(self.cuts[j])))
+        adv = gae(self.values, self.rewards, self.dones, self.next_idx, tail, C, B, T, p.gamma, p.gae_lambda,
+                  self.cuts, p.hand_lambda)
         keep = self.learner & ~tail
         idx = np.nonzero(keep)[0]
         st = self._stats
@@ -378,8 +390,12 @@ class VectorCollector(Collector):
         return Rollout(**taken, returns=returns, decisions=decisions, stats=stats)
 
 
-def gae(values, rewards, dones, next_idx, tail, C, B, T, gamma, lam) -> np.ndarray:
+def gae(values, rewards, dones, next_idx, tail, C, B, T, gamma, lam, cuts=None, hand_lam=1.0) -> np.ndarray:
     """Generalised advantage estimation along each seat's linked decisions (see the module doc).
+
+    Where ``cuts`` marks a seat's last decision of a hand, the trace into the next hand is also
+    multiplied by ``hand_lam``: with 0 a card's advantage holds only what happened in its own hand
+    plus the value of the next hand's first decision, not the luck of the deals after it.
 
     Rows are [C carried rows | T steps x B games]; every link points forward in time, so one
     backward sweep over the steps (vectorised over games) sees each successor before its
@@ -397,7 +413,8 @@ def gae(values, rewards, dones, next_idx, tail, C, B, T, gamma, lam) -> np.ndarr
         live = has & ~done
         nv = np.where(live, values[nxt_safe], 0.0)
         delta = rewards[idx] + gamma * nv - values[idx]
-        a = delta + gamma * lam * np.where(live, adv[nxt_safe], 0.0)
+        trace = gamma * lam if cuts is None or hand_lam == 1.0 else gamma * lam * np.where(cuts[idx], hand_lam, 1.0)
+        a = delta + trace * np.where(live, adv[nxt_safe], 0.0)
         adv[idx] = np.where(tail[idx], 0.0, a)
     return adv
 

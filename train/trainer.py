@@ -265,7 +265,9 @@ class Trainer:
                 for group in self.opt.param_groups:
                     group["lr"] = lr
                 t0 = time.perf_counter()
-                ro = self._next_rollout(CollectParams(points_reward=points, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda))
+                params = CollectParams(points_reward=points, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
+                                       hand_lambda=cfg.hand_lambda)
+                ro = self._next_rollout(params)
                 t1 = time.perf_counter()
                 torch.set_num_threads(cfg.torch_threads)
                 st = ppo_update(self.net, self.opt, ro, epochs=cfg.update_epochs, minibatch_size=cfg.minibatch_size,
