@@ -10,12 +10,19 @@ shown, turn-ups, the score) and follows the usual All Fours wisdom:
 * Yorkshire pitch: pitch the suit it is strongest in, the ace when it holds it.
 * Leading: draw trumps while it holds the boss trump (High) and the opponents may still hold
   trumps; cash a boss trump jack or ten; cash side-suit winners once the opponents are out of
-  trumps; otherwise lead a worthless low card of a side suit.
-* Following: capture tens and the trump jack with the cheapest sure winner; throw its tens,
-  the trump jack and other counters onto a trick its partner is sure to win; drop its lowest
-  trump under a partner's winning trump lead; otherwise duck with the least valuable card,
-  keeping its jack and tens and its trumps for later.
-* Yorkshire throw-in: throws a worthless hand in when its partner plays on.
+  trumps. Two players: hunt an unseen trump jack with a trump above it; with three trumps or
+  more lead the highest that is not the ten or jack. Lead the honour under a boss card of a
+  side suit (AQ: the queen). Two players: lead a side jack or queen over an unseen ten of its
+  suit. Otherwise lead a worthless low card of a side suit.
+* Following: capture tens and the trump jack with the cheapest sure winner, but spend a trump
+  (other than the ten or jack) only on a trick worth three card points or more, and never a
+  high trump on a worthless one; ruff with a low trump rather than discard a side card worth
+  two card points or more; throw its side tens, then the trump jack and ten, and other
+  counters onto a trick its partner is sure to win; drop its lowest trump under a partner's
+  winning trump lead; otherwise duck with the least valuable card, keeping its jack and tens
+  and its trumps.
+* Yorkshire throw-in: throws a worthless hand in when its partner plays on and is winning the
+  trick (never into an opponent's trick).
 """
 
 from __future__ import annotations
@@ -63,6 +70,14 @@ def trump_strength(hand: int, suit: int) -> float:
 
 class HeuristicAgent(Agent):
     name = "heuristic"
+    # Tunable constants (subclasses may change them).
+    trump_stake = 3  # least card points in a trick worth a trump other than the ten or jack
+    no_free_trump = True  # never win a worthless trick with a high trump
+    duck_save = 2  # ruff with a low trump rather than discard a side card worth this much
+    schmear_jack = 9.5  # worth of giving the trump jack to a partner's sure trick (side ten: 10)
+    schmear_trump_ten = 9.0
+    stand_at = 5.0  # trump strength to stand on (seven_up, traditional)
+    give_at = 5.0  # trump strength to give one on
 
     def act(self, state: GameState, seat: int) -> int:
         legal = state.legal_actions()
@@ -92,7 +107,7 @@ class HeuristicAgent(Agent):
             return STAND  # High alone wins the match
         if need == 1 and dealer_side != me:
             return BEG  # the dealer cannot give one without losing: a fresh suit, or the win
-        threshold = 5.0
+        threshold = self.stand_at
         kicks = rules.kicks.get(JACK, 0) + rules.kicks.get(SIX, 0) + rules.kicks.get(ACE, 0)
         if kicks > 1 and dealer_side != me:
             threshold -= 1.0  # running the pack feeds the dealer's side kicks
@@ -111,7 +126,7 @@ class HeuristicAgent(Agent):
         if rules.target - state.scores[me] <= 1 and rules.kicks:
             return RUN_PACK  # any kick wins
         strength = trump_strength(hand, suit)
-        threshold = 5.0
+        threshold = self.give_at
         if rules.kicks.get(JACK, 0) + rules.kicks.get(SIX, 0) + rules.kicks.get(ACE, 0) > 1:
             threshold += 1.0  # running the pack scores kicks for the dealer
         if beggar == me:  # three players: cannot happen with partnerships; be safe
@@ -195,6 +210,25 @@ class HeuristicAgent(Agent):
                         best, best_val = c, val
             if best >= 0:
                 return best
+        two = state.n == 2
+        high_trumps = [c for c in cards if c // 13 == trump and c > jack]
+        if two and opp_trumps and unseen >> jack & 1 and high_trumps:
+            # Hunt the jack: a trump above it makes the opponent's jack fall to us.
+            return max(high_trumps)
+        if two and opp_trumps and my_trumps.bit_count() >= 3:
+            # Long in trumps: draw theirs with our highest trump that is not the ten or jack.
+            ts = [c for c in cards if c // 13 == trump and c % 13 not in (TEN, JACK)]
+            if ts:
+                return max(ts)
+        backed = self._backed_honour(hand, unseen, trump)
+        if backed >= 0:
+            return backed
+        if two:
+            # The ten of a suit is still out: lead our jack or queen over it rather than a low card.
+            over = [c for c in cards if c // 13 != trump and c % 13 in (JACK, JACK + 1)
+                    and unseen >> (c // 13 * 13 + TEN) & 1]
+            if over:
+                return min(over, key=lambda c: c % 13)
         # A worthless card of a side suit: lowest rank from the longest side suit.
         side = [c for c in cards if c // 13 != trump]
         zero = [c for c in side if _VAL[c] == 0]
@@ -209,6 +243,22 @@ class HeuristicAgent(Agent):
         if non_ten:
             return min(non_ten, key=lambda c: (_VAL[c], c % 13))
         return min(cards, key=lambda c: (c == jack, _VAL[c], c % 13))
+
+    @staticmethod
+    def _backed_honour(hand: int, unseen: int, trump: int) -> int:
+        """The second card (J, Q or K) of a side suit headed by a boss card, as AQ: the queen; else -1."""
+        best = -1
+        for su in range(4):
+            m = hand & SUIT_MASK[su]
+            if su == trump or m.bit_count() < 2:
+                continue
+            top = m.bit_length() - 1
+            if unseen & SUIT_MASK[su] >> (top + 1) << (top + 1):
+                continue  # a higher card of the suit is still out
+            sec = (m & ~(1 << top)).bit_length() - 1
+            if sec % 13 >= JACK and (best < 0 or sec % 13 > best % 13):
+                best = sec
+        return best
 
     def _pitch(self, hand: int, cards: list[int]) -> int:
         """Yorkshire: the first lead makes its suit trump."""
@@ -261,13 +311,25 @@ class HeuristicAgent(Agent):
                     return (c % 13) * 0.6 + 1.5 - my_val[c]
                 return 0.2 * (c % 13) - my_val[c] + (0.5 if c % 13 == ACE else 0)
             c = min(sure, key=lambda c: (cost(c), c))
-            if stake + my_val[c] > 0 or cost(c) < 0.5:
+            if c // 13 == trump and c != jack and my_val[c] < 10 and stake < self.trump_stake:
+                side_sure = [x for x in sure if x // 13 != trump]
+                if side_sure:
+                    c = min(side_sure, key=lambda c: (cost(c), c))
+                else:
+                    c = -1
+            free = self.no_free_trump and stake == 0 and c // 13 == trump and c != jack and my_val[c] < 10
+            if c >= 0 and not free and (stake + my_val[c] > 0 or cost(c) < 0.5):
                 return c
         if winners and stake >= 10 and not partner_winning:
             # A big trick and no sure winner: try the strongest card that is not our jack or ten.
             cands = [c for c in winners if c != jack and c % 13 != TEN] or winners
             return max(cands, key=lambda c: self._key(c, trump, led))
-        return self._duck(state, seat, cards, trump, led, partner_winning)
+        d = self._duck(state, seat, cards, trump, led, partner_winning)
+        if self.duck_save and not partner_winning and d // 13 != trump and _VAL[d] >= self.duck_save:
+            low = [c for c in sure if c // 13 == trump and _VAL[c] == 0]
+            if low:
+                return min(low)
+        return d
 
     def _schmear(self, state, seat, cards, trump, led, best_key) -> int:
         """Partner is sure to win: give it our counters (never a high trump that wins tricks later)."""
@@ -275,10 +337,10 @@ class HeuristicAgent(Agent):
 
         def worth(c):
             if c == jack:
-                return 20.0
+                return self.schmear_jack
             if c // 13 == trump:
                 if c % 13 == TEN:
-                    return 12.0
+                    return self.schmear_trump_ten
                 if _VAL[c] == 0:
                     return -0.1 * (c % 13)  # the lowest trump goes under partner's trick
                 return -5.0 - c % 13  # keep high trumps: they win tricks
@@ -306,5 +368,9 @@ class HeuristicAgent(Agent):
     # ------------------------------------------------------------------ Yorkshire throw-in
     def _throw_in(self, state: GameState, seat: int) -> bool:
         partner_in = state.n == 4 and not state.out >> ((seat + 2) % 4) & 1 and state.hands[(seat + 2) % 4]
-        return bool(partner_in)
+        if not partner_in:
+            return False
+        trump, led = state.trump, state.led
+        best_seat = max(state.trick, key=lambda sc: self._key(sc[1], trump, led))[0]
+        return state.side(best_seat) == state.side(seat)  # never hand the opponents a trick's worth of cards
 

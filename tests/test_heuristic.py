@@ -151,11 +151,83 @@ def test_gives_its_ten_to_partners_sure_trick():
 
 
 def test_throws_in_a_worthless_hand():
+    """Throw in a worthless hand when the partner is winning the trick: it takes the cards."""
+    hands = [["KH", "QC", "3C", "4D", "5D", "6S"], ["AH", "9C", "TC", "6D", "7D", "8S"],
+             ["3H", "9D", "TD", "6C", "7C", "9S"], ["4C", "5C", "8C", "8D", "2S", "3S"]]
+    st = play(deal("yorkshire", 3, hands), "KH", "AH", "3H")
+    assert st.current == 3 and THROW_IN in st.legal_actions()
+    assert choose(st) == THROW_IN  # no trump, nothing above nine, and its partner's ace wins
+
+
+def test_keeps_playing_a_worthless_hand_while_the_opponents_win():
+    """No throw-in while an opponent is winning the trick: the whole hand would go to them."""
     hands = [["AH", "KH", "QC", "3C", "4D", "5D"], ["2H", "9C", "TC", "6D", "7D", "8S"],
              ["3H", "9D", "TD", "6C", "7C", "9S"], ["4C", "5C", "8C", "8D", "2S", "3S"]]
     st = play(deal("yorkshire", 3, hands), "AH", "2H", "3H")
     assert st.current == 3 and THROW_IN in st.legal_actions()
-    assert choose(st) == THROW_IN  # no trump, nothing above nine, and its partner plays on
+    assert name(choose(st)) == "2S"  # the least useful card, and it stays in the hand
+
+
+# ---------------------------------------------------------------------------------- seven_up leads and follows
+def seven_up_lead(mine, theirs=("2C", "9C", "6D", "9D", "3S", "4S")):
+    """Seat 0 (eldest) stands on hearts (turn-up 5H) and is on lead."""
+    st = deal("seven_up", 1, [list(mine), list(theirs)], "5H")
+    st.apply(STAND)
+    assert st.current == 0 and st.trump == 2
+    return st
+
+
+def test_hunts_the_jack_with_a_trump_above_it():
+    """The trump jack is still out: lead a trump above it so that the jack falls to us."""
+    assert name(choose(seven_up_lead(["QH", "3C", "4C", "7D", "8S", "2S"]))) == "QH"
+
+
+def test_long_trumps_lead_trumps():
+    """Three trumps or more (and no High): draw the opponent's trumps with the highest one."""
+    assert name(choose(seven_up_lead(["2H", "6H", "8H", "3C", "4C", "7D"]))) == "8H"
+
+
+def test_leads_the_queen_under_its_ace():
+    """A side suit headed by a boss card: lead the honour below it (AQ: the queen), keep the ace."""
+    assert name(choose(seven_up_lead(["AS", "QS", "3C", "4C", "7D", "2H"]))) == "QS"
+
+
+def test_leads_a_queen_over_an_unseen_ten():
+    """The ten of a suit is still out: a queen led catches it where a low card would give it away."""
+    assert name(choose(seven_up_lead(["QC", "3C", "4D", "7D", "8S", "2H"]))) == "QC"
+
+
+def seven_up_follow(lead, mine):
+    """Seat 0 stands on hearts and leads ``lead``; seat 1 (holding ``mine``) is to follow."""
+    st = deal("seven_up", 1, [[lead, "2C", "6D", "9D", "3S", "4S"], list(mine)], "5H")
+    st.apply(STAND)
+    st.apply(parse_card(lead))
+    assert st.current == 1
+    return st
+
+
+def test_ruffs_with_a_low_trump_rather_than_discard_a_counter():
+    """Void in the suit led and every side card a counter: win with a low trump, keep the counters."""
+    assert name(choose(seven_up_follow("3C", ["2H", "KD", "QD", "AS", "KS", "QS"]))) == "2H"
+
+
+def test_no_trump_ace_on_a_worthless_trick():
+    """A worthless trick is not worth the trump ace: discard a low card and keep it for tens."""
+    assert name(choose(seven_up_follow("3C", ["AH", "4D", "5D", "6S", "7S", "8S"]))) == "4D"
+
+
+def test_trumps_only_a_trick_worth_it():
+    """A jack led (one point) is not worth a trump; a king (three) is."""
+    assert name(choose(seven_up_follow("JC", ["8H", "4D", "5D", "6S", "7S", "8S"]))) == "4D"
+    assert name(choose(seven_up_follow("KC", ["8H", "4D", "5D", "6S", "7S", "8S"]))) == "8H"
+
+
+def test_gives_a_side_ten_before_its_trump_ten_and_jack():
+    """On a partner's sure trick give the side ten first: trump ten and jack can still win tricks."""
+    hands = [["AH", "3C", "4C", "5D", "6D", "7S"], ["2H", "AC", "9C", "6S", "8S", "2D"],
+             ["QH", "2C", "5C", "8D", "9D", "3S"], ["TH", "JH", "TD", "4S", "5S", "3H"]]
+    st = play(deal("yorkshire", 3, hands), "AH", "2H", "QH", "3H", "3C", "AC", "2C")  # partner's ace, we play last
+    assert st.current == 3 and name(choose(st)) == "TD"
 
 
 # ---------------------------------------------------------------------------------- legality and strength
