@@ -142,7 +142,7 @@ class VectorCollector(Collector):
         self.cuts = np.zeros(rows, bool)  # the seat's hand ended after this decision
         self.learner = np.zeros(rows, bool)
         self.next_idx = np.full(rows, -1, np.int64)
-        self.carry: list = []  # (g, seat, row data) tails to carry into the next rollout
+        self.carry: list = []  # (g, seat, row data, cut) tails to carry into the next rollout
         self.states: list[GameState] = [None] * num_envs
         self.kind: list[int] = [LATEST] * num_envs
         self.seat_role: list[tuple] = [()] * num_envs  # per seat: 0 learner, k+1 snapshot slot k, -(j+1) scripted j
