@@ -15,12 +15,11 @@ shown, turn-ups, the score) and follows the usual All Fours wisdom:
   side suit (AQ: the queen). Two players: lead a side jack or queen over an unseen ten of its
   suit. Otherwise lead a worthless low card of a side suit.
 * Following: capture tens and the trump jack with the cheapest sure winner, but spend a trump
-  (other than the ten or jack) only on a trick worth three card points or more, and never a
-  high trump on a worthless one; ruff with a low trump rather than discard a side card worth
-  two card points or more; throw its side tens, then the trump jack and ten, and other
-  counters onto a trick its partner is sure to win; drop its lowest trump under a partner's
-  winning trump lead; otherwise duck with the least valuable card, keeping its jack and tens
-  and its trumps.
+  (other than the ten or jack) only on a trick worth three card points or more; ruff with a
+  low trump rather than discard a side card worth two card points or more; throw its side
+  tens, then the trump jack and ten, and other counters onto a trick its partner is sure to
+  win; drop its lowest trump under a partner's winning trump lead; otherwise duck with the
+  least valuable card, keeping its jack and tens and its trumps.
 * Yorkshire throw-in: throws a worthless hand in when its partner plays on and is winning the
   trick (never into an opponent's trick).
 """
@@ -72,7 +71,6 @@ class HeuristicAgent(Agent):
     name = "heuristic"
     # Tunable constants (subclasses may change them).
     trump_stake = 3  # least card points in a trick worth a trump other than the ten or jack
-    no_free_trump = True  # never win a worthless trick with a high trump
     duck_save = 2  # ruff with a low trump rather than discard a side card worth this much
     schmear_jack = 9.5  # worth of giving the trump jack to a partner's sure trick (side ten: 10)
     schmear_trump_ten = 9.0
@@ -317,8 +315,7 @@ class HeuristicAgent(Agent):
                     c = min(side_sure, key=lambda c: (cost(c), c))
                 else:
                     c = -1
-            free = self.no_free_trump and stake == 0 and c // 13 == trump and c != jack and my_val[c] < 10
-            if c >= 0 and not free and (stake + my_val[c] > 0 or cost(c) < 0.5):
+            if c >= 0 and (stake + my_val[c] > 0 or cost(c) < 0.5):
                 return c
         if winners and stake >= 10 and not partner_winning:
             # A big trick and no sure winner: try the strongest card that is not our jack or ten.
