@@ -7,19 +7,25 @@ shown, turn-ups, the score) and follows the usual All Fours wisdom:
   beg on a weak one; as dealer give one on a strong holding and run the pack on a weak one;
   both adjusted by the score (never give the match away with a take-one, beg when a take-one
   would win, stand when High alone wins the match).
-* Yorkshire pitch: pitch the suit it is strongest in, the ace when it holds it.
+* Yorkshire pitch: pitch the suit it is strongest in, the ace when it holds it; the trump two
+  and three count extra (Low goes to the side dealt it, whoever captures it).
 * Leading: draw trumps while it holds the boss trump (High) and the opponents may still hold
   trumps; cash a boss trump jack or ten; cash side-suit winners once the opponents are out of
-  trumps. Two players: hunt an unseen trump jack with a trump above it; with three trumps or
-  more lead the highest that is not the ten or jack. Lead the honour under a boss card of a
-  side suit (AQ: the queen). Two players: lead a side jack or queen over an unseen ten of its
-  suit. Otherwise lead a worthless low card of a side suit.
+  trumps. Yorkshire only (it lost a little in traditional): cash a boss side counter (ten or
+  higher, the richest first) even while the opponents may hold trumps. Two players: hunt an
+  unseen trump jack with a trump above it; with three trumps or more lead the highest that is
+  not the ten or jack. Lead the honour under a boss card of a side suit (AQ: the queen). Two
+  players: lead a side jack or queen over an unseen ten of its suit. Otherwise lead a worthless
+  low card of a side suit.
 * Following: capture tens and the trump jack with the cheapest sure winner, but spend a trump
   (other than the ten or jack) only on a trick worth three card points or more; ruff with a
-  low trump rather than discard a side card worth two card points or more; throw its side
-  tens, then the trump jack and ten, and other counters onto a trick its partner is sure to
-  win; drop its lowest trump under a partner's winning trump lead; otherwise duck with the
-  least valuable card, keeping its jack and tens and its trumps.
+  low trump rather than discard a side card worth two card points or more. Second or third
+  hand (three or four players): win with the lowest card of the suit led that only a ruff could
+  beat; on a trick worth four card points or more (an ace led) and no sure winner, try the
+  strongest winner that is not the jack or a ten. Throw its side tens, then the trump jack and
+  ten, and other counters onto a trick its partner is sure to win; drop its lowest trump under
+  a partner's winning trump lead; otherwise duck with the least valuable card, keeping its jack
+  and tens and its trumps.
 * Yorkshire throw-in: throws a worthless hand in when its partner plays on and is winning the
   trick (never into an opponent's trick).
 """
@@ -76,6 +82,8 @@ class HeuristicAgent(Agent):
     schmear_trump_ten = 9.0
     stand_at = 5.0  # trump strength to stand on (seven_up, traditional)
     give_at = 5.0  # trump strength to give one on
+    pitch_low = (2.0, 1.0)  # Yorkshire pitch: extra worth of holding the two, the three (Low is the holder's)
+    gamble_stake = 4  # least card points in a trick worth trying a winner that may be beaten
 
     def act(self, state: GameState, seat: int) -> int:
         legal = state.legal_actions()
@@ -218,6 +226,12 @@ class HeuristicAgent(Agent):
             ts = [c for c in cards if c // 13 == trump and c % 13 not in (TEN, JACK)]
             if ts:
                 return max(ts)
+        if not state.rules.turnup:
+            # Yorkshire: cash a boss side counter (ten, jack, queen, king or ace), the richest first.
+            bc = [c for c in cards if c // 13 != trump and c % 13 >= TEN
+                  and not unseen & SUIT_MASK[c // 13] >> (c + 1) << (c + 1)]
+            if bc:
+                return max(bc, key=lambda c: (_VAL[c], c % 13))
         backed = self._backed_honour(hand, unseen, trump)
         if backed >= 0:
             return backed
@@ -260,7 +274,9 @@ class HeuristicAgent(Agent):
 
     def _pitch(self, hand: int, cards: list[int]) -> int:
         """Yorkshire: the first lead makes its suit trump."""
-        suit = max(range(4), key=lambda s: (trump_strength(hand, s) if hand & SUIT_MASK[s] else -1, s))
+        def worth(s):  # the trump two or three is Low for its holder's side, wherever it goes
+            return trump_strength(hand, s) + sum(w for r, w in enumerate(self.pitch_low) if hand >> (s * 13 + r) & 1)
+        suit = max(range(4), key=lambda s: (worth(s) if hand & SUIT_MASK[s] else -1, s))
         own = [c for c in cards if c // 13 == suit]
         ranks = {c % 13: c for c in own}
         if ACE in ranks:
@@ -317,8 +333,14 @@ class HeuristicAgent(Agent):
                     c = -1
             if c >= 0 and (stake + my_val[c] > 0 or cost(c) < 0.5):
                 return c
-        if winners and stake >= 10 and not partner_winning:
-            # A big trick and no sure winner: try the strongest card that is not our jack or ten.
+        if rest and winners and led != trump and not partner_winning:
+            # Second or third hand: win with the lowest card of the suit led that only a ruff could beat.
+            boss = [c for c in winners if c // 13 == led
+                    and not any(m & SUIT_MASK[led] >> (c + 1) << (c + 1) for m in opp_poss)]
+            if boss:
+                return min(boss)
+        if winners and stake >= self.gamble_stake and not partner_winning:
+            # A trick worth a fight and no sure winner: try the strongest card that is not our jack or ten.
             cands = [c for c in winners if c != jack and c % 13 != TEN] or winners
             return max(cands, key=lambda c: self._key(c, trump, led))
         d = self._duck(state, seat, cards, trump, led, partner_winning)

@@ -168,6 +168,45 @@ def test_keeps_playing_a_worthless_hand_while_the_opponents_win():
     assert name(choose(st)) == "2S"  # the least useful card, and it stays in the hand
 
 
+
+def test_pitches_the_suit_holding_the_two_for_low():
+    """Yorkshire pitch: the trump two is Low for its holder's side wherever it goes, so a suit with the
+    two and three is pitched over a slightly longer-valued one (K98 of hearts against 632 of spades)."""
+    hands = [["KH", "9H", "8H", "2S", "3S", "6S"], ["2H", "9C", "TC", "6D", "7D", "8S"],
+             ["3H", "9D", "TD", "6C", "7C", "9S"], ["4H", "5C", "8C", "8D", "4S", "5S"]]
+    st = deal("yorkshire", 3, hands)
+    assert st.current == 0 and name(choose(st)) == "2S"
+
+
+# Seat 0 pitches hearts and wins the first trick; then play goes on from the second trick.
+YORK2 = [["AH", "AD", "3C", "4C", "7S", "8S"], ["2H", "KD", "5D", "9C", "TC", "6S"],
+         ["3H", "9D", "TD", "6C", "7C", "9S"], ["4H", "5C", "8C", "8D", "2S", "3S"]]
+
+
+def test_yorkshire_cashes_a_boss_side_ace():
+    """Yorkshire lead, no trump left and the opponents may still hold trumps: cash the side ace
+    (a sure counter unless ruffed) rather than lead a worthless low card."""
+    st = play(deal("yorkshire", 3, YORK2), "AH", "2H", "3H", "4H")
+    assert st.current == 0 and name(choose(st)) == "AD"
+
+
+def test_second_hand_wins_with_a_card_only_a_ruff_beats():
+    """Second hand holds the boss of the suit led (the ace under a led king): take the trick, since only
+    a trump could beat it, rather than duck and leave the king's three points to the opponents."""
+    hands = [["AH", "KD", "3C", "4C", "7S", "8S"], ["2H", "AD", "5D", "9C", "TC", "6S"],
+             ["3H", "9D", "TD", "6C", "7C", "9S"], ["4H", "5C", "8C", "8D", "2S", "3S"]]
+    st = play(deal("yorkshire", 3, hands), "AH", "2H", "3H", "4H", "KD")
+    assert st.current == 1 and name(choose(st)) == "AD"
+
+
+def test_ruffs_a_led_ace_without_a_sure_winner():
+    """An opponent leads a side ace (four points): ruff it with our trump even though a higher trump
+    may still come, rather than let the ace go by."""
+    hands = [["KH", "QH", "AD", "3C", "4C", "7S"], ["2H", "7H", "5D", "9C", "TC", "6S"],
+             ["3H", "9D", "TD", "6C", "7C", "9S"], ["4H", "AH", "5C", "8C", "8D", "2S"]]
+    st = play(deal("yorkshire", 3, hands), "KH", "2H", "3H", "4H", "AD")
+    assert st.current == 1 and name(choose(st)) == "7H"
+
 # ---------------------------------------------------------------------------------- seven_up leads and follows
 def seven_up_lead(mine, theirs=("2C", "9C", "6D", "9D", "3S", "4S")):
     """Seat 0 (eldest) stands on hearts (turn-up 5H) and is on lead."""
