@@ -168,7 +168,6 @@ def test_keeps_playing_a_worthless_hand_while_the_opponents_win():
     assert name(choose(st)) == "2S"  # the least useful card, and it stays in the hand
 
 
-
 def test_pitches_the_suit_holding_the_two_for_low():
     """Yorkshire pitch: the trump two is Low for its holder's side wherever it goes, so a suit with the
     two and three is pitched over a slightly longer-valued one (K98 of hearts against 632 of spades)."""
@@ -206,6 +205,7 @@ def test_ruffs_a_led_ace_without_a_sure_winner():
              ["3H", "9D", "TD", "6C", "7C", "9S"], ["4H", "AH", "5C", "8C", "8D", "2S"]]
     st = play(deal("yorkshire", 3, hands), "KH", "2H", "3H", "4H", "AD")
     assert st.current == 1 and name(choose(st)) == "7H"
+
 
 # ---------------------------------------------------------------------------------- seven_up leads and follows
 def seven_up_lead(mine, theirs=("2C", "9C", "6D", "9D", "3S", "4S")):
