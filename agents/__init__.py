@@ -7,11 +7,12 @@ from .registry import make_agent
 from .search import SearchAgent
 
 
-def load_bot(name: str, *, players: int | None = None, greedy: bool = True, seed: int | None = None):
+def load_bot(name: str, *, players: int | None = None, greedy: bool = True, seed: int | None = None,
+             symmetrize: bool = True):
     """A shipped bot by name (``agents.neural.load_bot``; torch is imported only when a bot is loaded)."""
     from .neural import load_bot as _load_bot
 
-    return _load_bot(name, players=players, greedy=greedy, seed=seed)
+    return _load_bot(name, players=players, greedy=greedy, seed=seed, symmetrize=symmetrize)
 
 
 __all__ = ["BOTS", "Agent", "AgentError", "HeuristicAgent", "RandomAgent", "SearchAgent", "load_bot", "make_agent"]

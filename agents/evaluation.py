@@ -108,7 +108,9 @@ def make_tasks(pairs: list[tuple[str, str]], preset: str, matches: int, seed: in
     if not isinstance(matches, int) or matches < group or matches % group:
         raise ValueError(f"matches must be a positive multiple of {group} for {preset!r} with {rules.players} "
                          f"players (each deal is played {group} times), got {matches!r}")
-    opts = tuple(sorted((options or {}).items()))
+    # Options at the preset's own value (``--players 4`` on traditional) do not change the deals.
+    base = make_rules(preset)
+    opts = tuple(sorted((k, v) for k, v in (options or {}).items() if getattr(base, k) != v))
     tasks = []
     for p, (a, b) in enumerate(pairs):
         for d in range(matches // group):

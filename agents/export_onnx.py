@@ -51,14 +51,21 @@ OUTPUTS = ("probabilities", "logits")
 
 
 class OnnxPolicy(nn.Module):
-    """The exported graph: (observation, float mask) -> (probabilities, masked logits)."""
+    """The exported graph: (observation, float mask) -> (probabilities, masked logits).
 
-    def __init__(self, net: nn.Module):
+    With ``symmetrize`` (as the agent plays by default) the graph holds the averaging over suit
+    relabellings (``PolicyNet.averaged``) and its logits are those averaged log-probabilities."""
+
+    def __init__(self, net: nn.Module, symmetrize: bool = False):
         super().__init__()
         self.net = net
+        self.symmetrize = symmetrize
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor):
-        logits, _ = self.net(observation, action_mask > 0.5, value=False)
+        if self.symmetrize:
+            logits = self.net.averaged(observation, action_mask > 0.5)
+        else:
+            logits, _ = self.net(observation, action_mask > 0.5, value=False)
         return torch.softmax(logits, dim=-1), logits
 
 
@@ -116,14 +123,21 @@ def model_card(agent, preset: str | None = None) -> dict:
         "outputs": {"probabilities": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
                                       "meaning": "softmax over the legal actions; 0 for illegal ones"},
                     "logits": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
-                               "meaning": "masked logits (illegal actions at -1e9)"}},
+                               "meaning": "masked logits (illegal actions at -1e9); when symmetrized, the "
+                                          "log-probabilities averaged over the suit relabellings"}},
         "play": "greedy: the legal action with the highest probability (ties: the lowest id)",
+        "symmetrized": _symmetrize(agent),
         "architecture": net.arch() if hasattr(net, "arch") else None,
         "parameters": int(sum(p.numel() for p in net.parameters())),
         "training": {"code_version": meta.get("code_version"), "created": meta.get("created"),
                      "steps": progress.get("steps"), "updates": progress.get("updates")},
         "exported_by": f"allfours {__version__}",
     }
+
+
+def _symmetrize(agent) -> bool:
+    """Does the agent average its network over suit relabellings (``NeuralAgent.symmetrize``)?"""
+    return bool(getattr(agent, "symmetrize", False)) and hasattr(agent.net, "averaged")
 
 
 def golden_states(rules, n: int, seed: int = 0) -> list[tuple[GameState, int]]:
@@ -146,7 +160,7 @@ def golden_vectors(agent, rules, n: int = 16, seed: int = 0) -> list[dict]:
     """Test vectors: the seat's view, observation, mask and the policy's probabilities (from PyTorch)."""
     out = []
     net = agent.net.eval()
-    wrapper = OnnxPolicy(net).eval()
+    wrapper = OnnxPolicy(net, _symmetrize(agent)).eval()
     for state, seat in golden_states(rules, n, seed):
         obs = encode(state, seat)
         mask = np.zeros(NUM_ACTIONS, np.float32)
@@ -166,7 +180,7 @@ def export(agent, path: str | Path, *, preset: str | None = None, vectors: int =
     path.parent.mkdir(parents=True, exist_ok=True)
     card = model_card(agent, preset)
     rules = _rules_of(agent, preset)
-    wrapper = OnnxPolicy(agent.net.eval()).eval()
+    wrapper = OnnxPolicy(agent.net.eval(), _symmetrize(agent)).eval()
     example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -6,7 +6,10 @@
 
 The agent sees exactly the seat's observation (``allfours_env.observation.encode``) and its
 legal actions; it plays the most likely legal action (``greedy=True``, the default) or samples
-from the policy.
+from the policy. With ``symmetrize=True`` (the default) its policy is the network's averaged
+over the relabellings of the non-trump suits (``PolicyNet.averaged``), which measurably wins
+more matches than the raw network (docs/training.md); ``symmetrize=False`` (spec suffix
+``:sym=0``) plays the raw network, as the trainer's rollouts do.
 """
 
 from __future__ import annotations
@@ -29,10 +32,11 @@ class NeuralAgent(Agent):
     name = "neural"
 
     def __init__(self, net, *, greedy: bool = True, seed: int | None = None, preset: str | None = None,
-                 meta: dict | None = None):
+                 meta: dict | None = None, symmetrize: bool = True):
         super().__init__(seed)
         self.net = net.eval()
         self.greedy = greedy
+        self.symmetrize = bool(symmetrize)
         self.preset = preset
         self.meta = meta or {}
         self._obs = np.zeros((1, net.obs_size), np.float32)
@@ -44,8 +48,12 @@ class NeuralAgent(Agent):
         legal = state.legal_actions()
         self._mask[0] = False
         self._mask[0, legal] = True
+        obs, mask = torch.from_numpy(self._obs), torch.from_numpy(self._mask)
         with torch.inference_mode():
-            logits, _ = self.net(torch.from_numpy(self._obs), torch.from_numpy(self._mask), value=False)
+            if self.symmetrize:
+                logits = self.net.averaged(obs, mask)
+            else:
+                logits, _ = self.net(obs, mask, value=False)
         return logits[0], legal
 
     def act(self, state: GameState, seat: int) -> int:
@@ -73,7 +81,8 @@ def _probs(logits: torch.Tensor, legal: list[int]) -> dict[int, float]:
     return {a: float(probs[a]) for a in legal}
 
 
-def load_agent(path: str | Path, *, greedy: bool = True, seed: int | None = None) -> NeuralAgent:
+def load_agent(path: str | Path, *, greedy: bool = True, seed: int | None = None,
+               symmetrize: bool = True) -> NeuralAgent:
     """A ``NeuralAgent`` from a training checkpoint (a run folder means its best.pt, else latest.pt)."""
     from train.checkpoint import load_checkpoint
     from train.network import PolicyNet
@@ -89,12 +98,13 @@ def load_agent(path: str | Path, *, greedy: bool = True, seed: int | None = None
         raise ValueError(f"checkpoint {str(p)!r}: weights do not fit the network it describes: {e}") from e
     meta = {k: ck.get(k) for k in ("preset", "rules", "progress", "code_version", "config", "created")}
     meta["path"] = str(p)
-    agent = NeuralAgent(net, greedy=greedy, seed=seed, preset=ck.get("preset"), meta=meta)
+    agent = NeuralAgent(net, greedy=greedy, seed=seed, preset=ck.get("preset"), meta=meta, symmetrize=symmetrize)
     agent.name = f"neural:{p.name}"
     return agent
 
 
-def load_bot(name: str, *, players: int | None = None, greedy: bool = True, seed: int | None = None) -> NeuralAgent:
+def load_bot(name: str, *, players: int | None = None, greedy: bool = True, seed: int | None = None,
+             symmetrize: bool = True) -> NeuralAgent:
     """A shipped bot (``checkpoints/<name>.pt``): ``load_bot("yorkshire")``, ``load_bot("traditional", players=2)``."""
     name = bot_name(name, players)
     path = CHECKPOINT_DIR / f"{name}.pt"
@@ -103,6 +113,6 @@ def load_bot(name: str, *, players: int | None = None, greedy: bool = True, seed
         raise ValueError(f"no trained bot is shipped as {name!r} yet (looked for {path}; shipped: "
                          f"{shipped or 'none'}); train one with `allfours train --config {name}` "
                          f"and ship it with `python -m train.ship RUN_DIR {name}`")
-    agent = load_agent(path, greedy=greedy, seed=seed)
+    agent = load_agent(path, greedy=greedy, seed=seed, symmetrize=symmetrize)
     agent.name = f"bot:{name}"
     return agent

@@ -8,6 +8,7 @@
     make_agent("checkpoints/yorkshire.pt")    # a trained network (agents.neural.load_agent)
     make_agent("bot:yorkshire")               # a shipped bot (agents.neural.load_bot): yorkshire, traditional,
                                               # traditional_2p, seven_up
+    make_agent("bot:yorkshire:sym=0")         # ... its raw network, without averaging over suit relabellings
 
 A spec is ``name`` or ``name:key=value,key=value``. Unknown names or parameters raise a
 ``ValueError`` that lists the valid ones.
@@ -71,9 +72,10 @@ def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, pl
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     spec = spec.strip()
+    spec, neural_opts = _neural_options(spec)
     if spec.startswith("bot:"):
         from .neural import load_bot
-        agent = load_bot(spec[4:], players=players)
+        agent = load_bot(spec[4:], players=players, **neural_opts)
         if seed is not None:
             agent.seed(seed)
         return agent
@@ -81,11 +83,29 @@ def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, pl
         if not os.path.isfile(spec):
             raise ValueError(f"checkpoint {spec!r} not found")
         from .neural import load_agent
-        agent = load_agent(spec)
+        agent = load_agent(spec, **neural_opts)
         if seed is not None:
             agent.seed(seed)
         return agent
+    if neural_opts:
+        raise ValueError(f"option(s) {sorted(neural_opts)} apply only to bot:<name> or a checkpoint, not {spec!r}")
     name, params = parse_spec(spec)
     cls = AGENTS[name][0]
     params.setdefault("seed", seed)
     return cls(**params)
+
+
+def _neural_options(spec: str) -> tuple[str, dict]:
+    """Split a trailing ``:sym=0``/``:sym=1`` off a bot or checkpoint spec: (spec, {"symmetrize": bool})."""
+    head, sep, tail = spec.rpartition(":")
+    if not sep or not head.startswith("bot:") and not head.endswith(".pt") and not os.path.isfile(head):
+        return spec, {}
+    opts = {}
+    for item in tail.split(","):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if key != "sym" or not eq:
+            raise ValueError(f"bad option {item.strip()!r} in {spec!r}: a bot or checkpoint takes only sym=0 or sym=1")
+        if value not in ("0", "1"):
+            raise ValueError(f"option sym of {head!r} must be 0 or 1, got {value!r}")
+        opts["symmetrize"] = value == "1"
+    return head, opts

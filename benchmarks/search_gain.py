@@ -1,6 +1,7 @@
 """How much does search's move gain over the heuristic's, one decision at a time?
 
     python benchmarks/search_gain.py --preset yorkshire --games 60 --worlds 48 192
+    python benchmarks/search_gain.py --preset yorkshire --games 60 --agents search search:infer=10,eps=0.1
 
 Plays heuristic self-play matches (match seeds ``500 + i``). At a random 30% of the positions
 with a choice once trump is set, each search budget picks a move; where any pick differs from
@@ -25,7 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.search import WIN_BONUS, SearchAgent, playout_values  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from agents.search import WIN_BONUS, playout_values  # noqa: E402
 from allfours_env import GameState, make_rules  # noqa: E402
 
 
@@ -39,9 +41,9 @@ def points_only(v: int) -> int:
 
 
 def game(args) -> list[tuple[list[int], list[bool]]]:
-    preset, worlds, seed = args
+    preset, specs, seed = args
     h = HeuristicAgent(seed=seed)
-    searches = [SearchAgent(worlds=w, seed=seed) for w in worlds]
+    searches = [make_agent(spec, seed=seed) for spec in specs]
     state = GameState.new(make_rules(preset), seed=seed)
     rng = random.Random(seed)
     out = []
@@ -68,23 +70,30 @@ def main(argv=None) -> int:
     ap.add_argument("--preset", default="yorkshire", choices=["yorkshire", "traditional", "seven_up"])
     ap.add_argument("--games", type=int, default=60, help="heuristic self-play matches to draw positions from")
     ap.add_argument("--worlds", type=int, nargs="+", default=[48, 192], help="search budgets to compare")
+    ap.add_argument("--agents", nargs="+", help="agent specs to compare instead of --worlds (e.g. search:infer=10)")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
+    specs = args.agents or [f"search:worlds={w}" for w in args.worlds]
+    try:
+        for spec in specs:
+            make_agent(spec)
+    except ValueError as e:
+        ap.error(str(e))
     with Pool(args.workers) as pool:
-        rows = [r for g in pool.map(game, [(args.preset, args.worlds, 500 + i) for i in range(args.games)])
+        rows = [r for g in pool.map(game, [(args.preset, specs, 500 + i) for i in range(args.games)])
                 for r in g]
     if len(rows) < 2:
         ap.error("too few positions: raise --games")
     print("| preset | search | positions | differs from heuristic | gain per decision (points) |")
     print("| --- | --- | ---: | ---: | --- |")
-    for i, w in enumerate(args.worlds):
+    for i, spec in enumerate(specs):
         d = [r[0][i] for r in rows]
         m, ci = mean_ci(d)
         differs = sum(r[1][i] for r in rows)
-        print(f"| {args.preset} | `search:worlds={w}` | {len(d)} | {differs} | {m:+.4f} +- {ci:.4f} |")
-    if len(args.worlds) > 1:
+        print(f"| {args.preset} | `{spec}` | {len(d)} | {differs} | {m:+.4f} +- {ci:.4f} |")
+    if len(specs) > 1:
         m, ci = mean_ci([r[0][-1] - r[0][0] for r in rows])
-        print(f"\nworlds={args.worlds[-1]} minus worlds={args.worlds[0]}, same positions: {m:+.4f} +- {ci:.4f}")
+        print(f"\n{specs[-1]} minus {specs[0]}, same positions: {m:+.4f} +- {ci:.4f}")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import sys
 import types
 
@@ -16,7 +17,7 @@ from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
 from agents.registry import make_agent, parse_spec
 from agents.search import SearchAgent
-from allfours_env import GameState
+from allfours_env import GameState, encode
 
 
 # ---------------------------------------------------------------------------------- registry
@@ -44,14 +45,48 @@ def test_bad_specs(spec, msg):
 def test_checkpoint_and_bot_specs_load_lazily(tmp_path, monkeypatch):
     calls = []
     fake = types.ModuleType("agents.neural")
-    fake.load_agent = lambda path: calls.append(("agent", path)) or RandomAgent()
-    fake.load_bot = lambda name, players=None: calls.append(("bot", name, players)) or RandomAgent()
+    fake.load_agent = lambda path, **kw: calls.append(("agent", path, kw)) or RandomAgent()
+    fake.load_bot = lambda name, players=None, **kw: calls.append(("bot", name, players, kw)) or RandomAgent()
     monkeypatch.setitem(sys.modules, "agents.neural", fake)
     ckpt = tmp_path / "net.pt"
     ckpt.write_bytes(b"x")
     assert isinstance(make_agent(str(ckpt)), RandomAgent)
     assert isinstance(make_agent("bot:traditional", preset="traditional", players=2), RandomAgent)
-    assert calls == [("agent", str(ckpt)), ("bot", "traditional", 2)]
+    make_agent(f"{ckpt}:sym=0")
+    make_agent("bot:seven_up:sym=1")
+    assert calls == [("agent", str(ckpt), {}), ("bot", "traditional", 2, {}),
+                     ("agent", str(ckpt), {"symmetrize": False}), ("bot", "seven_up", None, {"symmetrize": True})]
+    for spec, msg in [("bot:seven_up:sym=2", "option sym of 'bot:seven_up' must be 0 or 1, got '2'"),
+                      ("bot:seven_up:greedy=0", "a bot or checkpoint takes only sym=0 or sym=1"),
+                      (f"{ckpt}:sym", "a bot or checkpoint takes only sym=0 or sym=1")]:
+        with pytest.raises(ValueError, match=msg):
+            make_agent(spec)
+
+
+def test_shipped_bot_plays_its_network_averaged_over_suit_relabellings():
+    """``bot:NAME`` plays the averaged policy (``PolicyNet.averaged``), ``bot:NAME:sym=0`` the raw one."""
+    torch = pytest.importorskip("torch")
+    avg, raw = make_agent("bot:seven_up"), make_agent("bot:seven_up:sym=0")
+    assert avg.symmetrize and not raw.symmetrize
+    rng = random.Random(0)
+    differ = 0
+    for g in range(30):
+        st = GameState.new("seven_up", seed=g)
+        for _ in range(rng.randrange(12)):
+            st.apply(rng.choice(st.legal_actions()))
+        seat, legal = st.current, st.legal_actions()
+        obs = torch.from_numpy(encode(st, seat)[None].copy())
+        mask = torch.zeros(1, 57, dtype=torch.bool)
+        mask[0, legal] = True
+        with torch.inference_mode():
+            want_avg = avg.net.averaged(obs, mask)[0]
+            want_raw = avg.net(obs, mask, value=False)[0][0]
+        assert avg.act(st, seat) == max(legal, key=lambda a: float(want_avg[a]))
+        assert raw.act(st, seat) == max(legal, key=lambda a: float(want_raw[a]))
+        pol = avg.policy(st, seat)
+        assert sum(pol.values()) == pytest.approx(1.0) and set(pol) == set(legal)
+        differ += avg.act(st, seat) != raw.act(st, seat)
+    assert differ > 0
 
 
 # ---------------------------------------------------------------------------------- agent errors
@@ -124,6 +159,17 @@ def test_duplicate_pairing_replays_the_same_deals(preset, options):
         assert all(d == deals[0] for d in deals)
     seeds = [t.game_seed for t in tasks if t.variant == 0]
     assert len(set(seeds)) == len(seeds)
+
+
+def test_an_option_at_the_presets_own_value_keeps_the_deals():
+    """``--players 4`` on traditional is the preset itself: the same deals as no option at all."""
+    def seeds(options):
+        return [(t.game_seed, t.agent_seed) for t in ev.make_tasks([("random", "heuristic")], "traditional", 4,
+                                                                    seed=5, options=options)]
+
+    assert seeds({"players": 4}) == seeds({}) == seeds({"players": 4, "target": 14})
+    assert seeds({"players": 4, "target": 10}) != seeds({})
+    assert seeds({"players": 2}) != seeds({})
 
 
 def test_seatings_swap_sides_or_rotate():

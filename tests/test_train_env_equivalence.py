@@ -46,3 +46,37 @@ def test_collector_games_replay_identically_in_env(preset, options):
                 assert all(e.terminations.values())
                 assert list(e.unwrapped.state.scores) == list(e.infos[e.agents[0]]["scores"])
         assert step == T
+
+
+@pytest.mark.parametrize("preset", ["yorkshire", "traditional"])
+def test_jittered_suit_order_keeps_observation_mask_and_action_together(preset):
+    """``suit_jitter``: each stored row is the position with trump first and the other suits in some
+    order, and its stored (canonical) action is the game action under that same order."""
+    torch.manual_seed(0)
+    net = PolicyNet(OBS_SIZE, 57, [32, 32], canonical=True)
+    B, T = 4, 60
+    c = VectorCollector(make_rules(preset), net, num_envs=B, rollout_steps=T, seed=3, record=True,
+                        shares=(1.0, 0.0, 0.0), suit_jitter=True)
+    c.collect()
+    orders = set()
+    for g in range(B):
+        e = make_env(preset)
+        step = 0
+        for k, (_seed, actions) in enumerate(c.trace[g]):
+            e.reset(seed=c.slot_seed(g) if k == 0 else None)
+            for a in actions:
+                obs = e.observe(e.agent_selection)
+                row = c.C + step * B + g
+                fits = []
+                for j in range(24):
+                    o, m = obs["observation"][None].copy(), obs["action_mask"][None].astype(bool)
+                    code = canonicalize(o, m, jitter=np.array([j]))
+                    if np.array_equal(o[0], c.obs[row]) and np.array_equal(m[0], c.mask[row]) \
+                            and to_env_actions(c.actions[row:row + 1], code, jittered=True)[0] == a:
+                        fits.append(j)
+                assert fits, (g, k, step)
+                orders.add(fits[0] % 6)
+                e.step(a)
+                step += 1
+        assert step == T
+    assert len(orders) > 1  # the order really varies

@@ -5,6 +5,7 @@ import random
 import numpy as np
 import pytest
 
+from allfours_env import OBS_SIZE as OBS_SIZE_
 from allfours_env import GameState, card_code, encode
 from allfours_env.cards import BEG, GIVE_ONE, RUN_PACK, STAND
 from allfours_env.engine import PLAY
@@ -105,3 +106,88 @@ def test_network_relabels_raw_observations_itself():
     assert torch.allclose(raw_v, c_v, atol=1e-5)
     assert (raw_logits.argmax(1).numpy() == [max(s.legal_actions(), key=lambda a, r=r: raw_logits[r, a].item())
                                              for r, s in enumerate(states)]).all()
+
+
+def test_symmetry_tables_keep_the_key_suit():
+    from train.symmetry import NO_KEY, SYM_ACT, SYM_DST
+    for key in range(5):
+        rows = {tuple(r) for r in SYM_ACT[key]}
+        assert len(rows) == (24 if key == NO_KEY else 6)
+        for r, d in zip(SYM_ACT[key], SYM_DST[key]):
+            assert sorted(r) == list(range(57)) and (r[d] == np.arange(57)).all()
+            assert list(r[52:]) == [52, 53, 54, 55, 56]  # decisions are not cards
+            if key != NO_KEY:
+                assert list(r[13 * key:13 * key + 13]) == list(range(13 * key, 13 * key + 13))
+
+
+def _relabelled_game(preset, seed, pi):
+    s1 = GameState.new(preset, seed=seed)
+    deal = {"dealer": s1.dealer, "hands": [[card_code(_relabel(c, pi)) for c in range(52) if h >> c & 1]
+                                           for h in s1.dealt]}
+    if s1.rules.turnup:
+        deal["stock"] = [card_code(_relabel(c, pi)) for c in s1.stock]
+    return s1, GameState.new(preset, deal=deal)
+
+
+@pytest.mark.parametrize("preset,seed,canonical", [("yorkshire", 5, True), ("yorkshire", 6, True),
+                                                   ("traditional", 7, True), ("traditional", 9, False),
+                                                   ("seven_up", 8, False)])
+def test_averaged_policy_is_the_same_whatever_the_suits_are_called(preset, seed, canonical):
+    """SPEC: the suits are alike except trump, so renaming the non-trump suits must not change the
+    averaged policy (and, for a suit-canonical network, renaming trump too); the raw network does
+    change, which is the noise the averaging removes."""
+    import torch
+
+    from train.network import PolicyNet
+
+    torch.manual_seed(seed)
+    net = PolicyNet(OBS_SIZE_, 57, [48, 48], canonical=canonical).eval()
+    rng = random.Random(seed)
+    s1, _ = _relabelled_game(preset, seed, {s: s for s in range(4)})
+    fixed = s1.turnup // 13 if s1.rules.turnup else None  # the key suit of a non-canonical net stays put
+    others = [s for s in range(4) if s != fixed] if fixed is not None and not canonical else list(range(4))
+    while True:
+        perm = others[:]
+        rng.shuffle(perm)
+        pi = dict(zip(others, perm))
+        pi.update({s: s for s in range(4) if s not in pi})
+        if any(pi[s] != s for s in range(4)):
+            break
+    s1, s2 = _relabelled_game(preset, seed, pi)
+    compared, raw_differs = 0, 0
+    while not s1.done and s1.hand_no == 0 and s1.redeals == 0:
+        seat = s1.current
+        legal = s1.legal_actions()
+        o1, o2 = (torch.from_numpy(encode(s, seat)[None].copy()) for s in (s1, s2))
+        m1, m2 = (torch.from_numpy(masks_batch([s.legal_mask()])) for s in (s1, s2))
+        with torch.inference_mode():
+            a1, a2 = net.averaged(o1, m1)[0], net.averaged(o2, m2)[0]
+            r1, r2 = net(o1, m1, value=False)[0][0], net(o2, m2, value=False)[0][0]
+        mapped = [_relabel(a, pi) for a in legal]
+        assert torch.allclose(a1[legal], a2[mapped], atol=1e-5)
+        assert a1[legal].exp().sum() <= 1 + 1e-5  # a geometric mean of distributions
+        assert (a1[[a for a in range(57) if a not in legal]] < -1e8).all()
+        if len(legal) > 1:
+            lp1, lp2 = torch.log_softmax(r1, 0), torch.log_softmax(r2, 0)
+            raw_differs += not torch.allclose(lp1[legal], lp2[mapped], atol=1e-4)
+        compared += 1
+        if s1.phase != PLAY:  # keep the turned-up suit as trump: stand, or give one
+            a = STAND if STAND in legal else GIVE_ONE
+        else:
+            a = rng.choice(legal)
+        s1.apply(a)
+        s2.apply(_relabel(a, pi))
+    assert compared > 10 and raw_differs > 0
+
+
+def test_jitter_code_zero_is_the_plain_canonical_relabelling():
+    from train.config import TrainConfig
+    from train.symmetry import DST_ACT, JIT_ACT, JIT_DST, JIT_OBS, JIT_PRIV, SRC_OBS, SRC_PRIV
+
+    for k in range(5):
+        assert (JIT_OBS[24 * k] == SRC_OBS[k]).all() and (JIT_ACT[24 * k] == SRC_ACT[k]).all()
+        assert (JIT_DST[24 * k] == DST_ACT[k]).all() and (JIT_PRIV[24 * k] == SRC_PRIV[k]).all()
+        if k < 4:  # the key suit always comes first
+            assert all(list(JIT_ACT[24 * k + j, :13]) == list(range(13 * k, 13 * k + 13)) for j in range(24))
+    with pytest.raises(ValueError, match="suit_jitter needs canonical_suits"):
+        TrainConfig(suit_jitter=True, canonical_suits=False).validate()

@@ -55,6 +55,8 @@ def write_card(name: str, results: list[Path], command: str = "", note: str = ""
         f"| this checkpoint | after {prog.get('train_seconds', 0) / 60:.1f} min of training on this 2-core CPU, "
         f"{prog.get('steps', 0) / 1e6:.1f} M decisions, {prog.get('updates', 0):,} PPO updates "
         f"(budget {cfg.get('max_minutes')} min; optimizer state stripped by `python -m train.ship`) |",
+        f"| play | greedy; the network's policy averaged over the relabellings of the non-trump suits "
+        f"(`PolicyNet.averaged`; `bot:{name}:sym=0` plays the raw network) |",
         f"| observation encoding | version {ck['encoding_version']} ({ck['obs_size']} floats), action ids 0..56 |",
         f"| code | {ck.get('code_version')}, {ck.get('created')} |",
         f"| size | {path.stat().st_size / 1e6:.1f} MB |", "",

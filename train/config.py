@@ -48,6 +48,7 @@ class TrainConfig:
     hidden: list = field(default_factory=lambda: [256, 256])
     privileged_critic: bool = False  # the value head also sees every seat's hand while training
     canonical_suits: bool = True  # relabel suits so trump is always suit 0 (train/symmetry.py)
+    suit_jitter: bool = False  # ... and the other three in a random order per sample (augmentation)
     bf16: bool = True  # bfloat16 matmuls in the trunk where the CPU has AVX512-BF16/AMX (else float32)
     # ---- PPO
     lr: float = 1e-3
@@ -119,6 +120,8 @@ class TrainConfig:
             raise ValueError(f"config hand_lambda must be in [0, 1], got {self.hand_lambda}")
         if self.max_minutes < 0 or self.total_steps < 0:
             raise ValueError("max_minutes and total_steps must be >= 0")
+        if self.suit_jitter and not self.canonical_suits:
+            raise ValueError("config suit_jitter needs canonical_suits: true (it orders the suits after trump)")
         return self
 
     def to_dict(self) -> dict:

@@ -33,9 +33,10 @@ class PolicyNet(nn.Module):
                  priv_hidden: int = 64, bf16: bool = False, canonical: bool = False):
         super().__init__()
         self.canonical = bool(canonical)  # relabel suits so that trump is suit 0 (train.symmetry)
+        from . import symmetry
+        self._trump, self._turnup = symmetry.TRUMP_OFFSET, symmetry.TURNUP_OFFSET
+        self._sym = None  # the suit relabellings for ``averaged``, built on first use
         if self.canonical:  # lookup tables, not weights: left out of the state dict
-            from . import symmetry
-            self._trump, self._turnup = symmetry.TRUMP_OFFSET, symmetry.TURNUP_OFFSET
             self.register_buffer("src_obs", torch.from_numpy(symmetry.SRC_OBS), persistent=False)
             self.register_buffer("src_act", torch.from_numpy(symmetry.SRC_ACT), persistent=False)
             self.register_buffer("dst_act", torch.from_numpy(symmetry.DST_ACT), persistent=False)
@@ -88,6 +89,26 @@ class PolicyNet(nn.Module):
             logits, v = self._forward(obs, mask, priv, value)
             return logits.gather(1, self.dst_act[key]), v
         return self._forward(obs, mask, priv, value)
+
+    def averaged(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities averaged over the suit relabellings that leave the position unchanged
+        (``train.symmetry.SYM_*``: the non-trump suits permuted; every suit at the Yorkshire pitch),
+        by the game's action ids, illegal actions at ``MASK_VALUE``.
+
+        The game treats the non-trump suits alike but a trained network only approximately does;
+        playing the geometric mean of its policies over the relabellings removes that noise (a
+        test-time ensemble of 6 or 24 views in one batch), and the result is exactly symmetric."""
+        if self._sym is None:
+            from . import symmetry
+            self._sym = tuple(torch.from_numpy(t) for t in (symmetry.SYM_OBS, symmetry.SYM_ACT, symmetry.SYM_DST))
+        sym_obs, sym_act, sym_dst = self._sym
+        key = self._key(obs)
+        b, k = obs.shape[0], sym_obs.shape[1]
+        views = obs.unsqueeze(1).expand(b, k, obs.shape[1]).gather(2, sym_obs[key])
+        vmask = mask.unsqueeze(1).expand(b, k, mask.shape[1]).gather(2, sym_act[key])
+        logits, _ = self.forward(views.reshape(b * k, -1), vmask.reshape(b * k, -1), value=False)
+        logp = torch.log_softmax(logits.reshape(b, k, -1), dim=-1).gather(2, sym_dst[key]).mean(1)
+        return logp.masked_fill(~mask, MASK_VALUE)
 
     def _key(self, obs: torch.Tensor) -> torch.Tensor:
         """``train.symmetry.key_suits`` in torch: trump, else the turn-up's suit, else 4 (none)."""

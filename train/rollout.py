@@ -108,8 +108,9 @@ def make_scripted(specs, preset: str, seed: int) -> list:
 class VectorCollector(Collector):
     def __init__(self, rules: Rules, policy: PolicyNet, num_envs: int = 256, rollout_steps: int = 64,
                  seed: int = 0, shares=(1.0, 0.0, 0.0), scripted_specs=(), snapshot_slots: int = 2,
-                 threads: int = 1, record: bool = False):
+                 threads: int = 1, record: bool = False, suit_jitter: bool = False):
         self.rules = rules
+        self.suit_jitter = suit_jitter  # non-trump suits in a random order per sample (train.symmetry)
         self.n = rules.players
         self.B, self.T = num_envs, rollout_steps
         self.policy = policy
@@ -272,7 +273,10 @@ class VectorCollector(Collector):
         priv = self.priv[base:base + B] if self.privileged else None
         if priv is not None:
             privileged_batch(states, cur, priv)
-        key = canonicalize(obs, mask, priv) if self.policy.canonical else None
+        key = None
+        if self.policy.canonical:
+            jitter = torch.randint(0, 24, (B,), generator=self.gen).numpy() if self.suit_jitter else None
+            key = canonicalize(obs, mask, priv, jitter)
         obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask)
         priv_t = torch.from_numpy(priv) if priv is not None else None
         with torch.no_grad():
@@ -291,7 +295,7 @@ class VectorCollector(Collector):
         self.actions[base:base + B] = actions
         self.logp[base:base + B] = logp.numpy()
         self.values[base:base + B] = value.numpy()
-        acts = (to_env_actions(actions, key) if key is not None else actions).tolist()
+        acts = (to_env_actions(actions, key, self.suit_jitter) if key is not None else actions).tolist()
         learner, rewards, next_idx, dones = self.learner, self.rewards, self.next_idx, self.dones
         stats = self._stats
         for g in range(B):
@@ -309,7 +313,7 @@ class VectorCollector(Collector):
                 a = acts[g]
             elif role < 0:
                 a = self.scripted[-role - 1][1](state, seat)
-                self.actions[base + g] = to_canonical_actions(a, key[g]) if key is not None else a
+                self.actions[base + g] = to_canonical_actions(a, key[g], self.suit_jitter) if key is not None else a
             else:
                 a = acts[g]
             state.apply(a)

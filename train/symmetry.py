@@ -11,9 +11,14 @@ row's key suit; ``to_env_actions`` maps canonical actions back. Everything is co
 the observation itself (its trump and turn-up views), so a trained policy stays a function of
 the public observation. Rows with no trump and no turn-up (the Yorkshire pitch) are left as
 they are.
+
+``SYM_OBS``/``SYM_ACT``/``SYM_DST`` list, per key suit, the relabellings of the other suits that
+leave the game unchanged; ``PolicyNet.averaged`` averages the policy over them at play time.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -33,35 +38,72 @@ def _orders():
     return out  # canonical suit i is original suit order[i]
 
 
-def _tables():
-    src_obs = np.tile(np.arange(OBS_SIZE), (5, 1))
-    src_act = np.tile(np.arange(NUM_ACTIONS), (5, 1))
-    src_priv = np.tile(np.arange(4 * 52), (5, 1))
-    for key, order in enumerate(_orders()):
-        for name in _CARD_VIEWS:
-            start, shape = VIEWS[name]
-            for block in range(int(np.prod(shape)) // 52):
-                o = start + 52 * block
-                for i, s in enumerate(order):
-                    src_obs[key, o + 13 * i:o + 13 * i + 13] = np.arange(o + 13 * s, o + 13 * s + 13)
-        start, shape = VIEWS["voids"]
-        for seat in range(shape[0]):
+def _relabel(order: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gather indices (obs, action, privileged) that make suit i of the result original suit order[i]."""
+    src_obs, src_act, src_priv = np.arange(OBS_SIZE), np.arange(NUM_ACTIONS), np.arange(4 * 52)
+    for name in _CARD_VIEWS:
+        start, shape = VIEWS[name]
+        for block in range(int(np.prod(shape)) // 52):
+            o = start + 52 * block
             for i, s in enumerate(order):
-                src_obs[key, start + 4 * seat + i] = start + 4 * seat + s
-        for name in ("trump", "led"):
-            start, _ = VIEWS[name]
-            for i, s in enumerate(order):
-                src_obs[key, start + i] = start + s
+                src_obs[o + 13 * i:o + 13 * i + 13] = np.arange(o + 13 * s, o + 13 * s + 13)
+    start, shape = VIEWS["voids"]
+    for seat in range(shape[0]):
         for i, s in enumerate(order):
-            src_act[key, 13 * i:13 * i + 13] = np.arange(13 * s, 13 * s + 13)
-            for block in range(4):
-                src_priv[key, 52 * block + 13 * i:52 * block + 13 * i + 13] = np.arange(52 * block + 13 * s,
-                                                                                      52 * block + 13 * s + 13)
+            src_obs[start + 4 * seat + i] = start + 4 * seat + s
+    for name in ("trump", "led"):
+        start, _ = VIEWS[name]
+        for i, s in enumerate(order):
+            src_obs[start + i] = start + s
+    for i, s in enumerate(order):
+        src_act[13 * i:13 * i + 13] = np.arange(13 * s, 13 * s + 13)
+        for block in range(4):
+            src_priv[52 * block + 13 * i:52 * block + 13 * i + 13] = np.arange(52 * block + 13 * s,
+                                                                              52 * block + 13 * s + 13)
+    return src_obs, src_act, src_priv
+
+
+def _tables():
+    rows = [_relabel(order) for order in _orders()]
+    src_obs, src_act, src_priv = (np.stack(t) for t in zip(*rows))
     dst_act = np.argsort(src_act, axis=1)
     return src_obs, src_act, dst_act, src_priv
 
 
 SRC_OBS, SRC_ACT, DST_ACT, SRC_PRIV = _tables()  # canonical[:, j] = original[:, SRC[key, j]]
+
+
+def _symmetries():
+    """Per key suit, the 24 relabellings averaged over: those that keep the key suit in place (6,
+    each listed 4 times so every key has the same count, which keeps the averaging one static
+    gather for ONNX) or, with no key (the Yorkshire pitch), all 24."""
+    obs, act = np.zeros((5, 24, OBS_SIZE), np.int64), np.zeros((5, 24, NUM_ACTIONS), np.int64)
+    for key in range(5):
+        perms = [p for p in itertools.permutations(range(4)) if key == NO_KEY or p[key] == key]
+        for j, p in enumerate(perms * (24 // len(perms))):
+            obs[key, j], act[key, j], _ = _relabel(list(p))
+    return obs, act, np.argsort(act, axis=2)
+
+
+SYM_OBS, SYM_ACT, SYM_DST = _symmetries()  # relabelled[key, j][:, i] = original[:, SYM_*[key, j, i]]
+
+
+def _jittered():
+    """Code ``key * 24 + j``: the canonical relabelling (the key suit first) with the other suits in
+    the j-th of their orders (j mod 6; all 24 suit orders when there is no key)."""
+    obs, act, priv = [], [], []
+    for key in range(5):
+        perms = [p for p in itertools.permutations(range(4)) if key == NO_KEY or p[0] == key]
+        for j in range(24):
+            o, a, q = _relabel(list(perms[j % len(perms)]))
+            obs.append(o)
+            act.append(a)
+            priv.append(q)
+    act = np.stack(act)
+    return np.stack(obs), act, np.argsort(act, axis=1), np.stack(priv)
+
+
+JIT_OBS, JIT_ACT, JIT_DST, JIT_PRIV = _jittered()
 
 
 def key_suits(obs: np.ndarray) -> np.ndarray:
@@ -73,9 +115,22 @@ def key_suits(obs: np.ndarray) -> np.ndarray:
     return key.astype(np.int64)
 
 
-def canonicalize(obs: np.ndarray, mask: np.ndarray | None = None, priv: np.ndarray | None = None) -> np.ndarray:
-    """Relabel suits in place (rows of ``obs``, ``mask``, ``priv``); returns the key suit per row."""
+def canonicalize(obs: np.ndarray, mask: np.ndarray | None = None, priv: np.ndarray | None = None,
+                 jitter: np.ndarray | None = None) -> np.ndarray:
+    """Relabel suits in place (rows of ``obs``, ``mask``, ``priv``); returns the key suit per row.
+
+    With ``jitter`` (per row an int in 0..23) the suits other than the key suit also come in a
+    random order (training data augmentation, config ``suit_jitter``) and the return value is the
+    row's relabelling code for ``to_env_actions(..., jittered=True)``."""
     key = key_suits(obs)
+    if jitter is not None:
+        code = key * 24 + np.asarray(jitter, np.int64)
+        obs[:] = np.take_along_axis(obs, JIT_OBS[code], axis=1)
+        if mask is not None:
+            mask[:] = np.take_along_axis(mask, JIT_ACT[code], axis=1)
+        if priv is not None:
+            priv[:] = np.take_along_axis(priv, JIT_PRIV[code], axis=1)
+        return code
     for k in range(4):
         rows = np.nonzero(key == k)[0]
         if not len(rows):
@@ -88,10 +143,10 @@ def canonicalize(obs: np.ndarray, mask: np.ndarray | None = None, priv: np.ndarr
     return key
 
 
-def to_env_actions(actions: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """Canonical action ids back to the game's."""
-    return SRC_ACT[key, actions]
+def to_env_actions(actions: np.ndarray, key: np.ndarray, jittered: bool = False) -> np.ndarray:
+    """Canonical action ids back to the game's (``key``: ``canonicalize``'s return value)."""
+    return (JIT_ACT if jittered else SRC_ACT)[key, actions]
 
 
-def to_canonical_actions(actions: np.ndarray, key: np.ndarray) -> np.ndarray:
-    return DST_ACT[key, actions]
+def to_canonical_actions(actions: np.ndarray, key: np.ndarray, jittered: bool = False) -> np.ndarray:
+    return (JIT_DST if jittered else DST_ACT)[key, actions]

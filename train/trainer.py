@@ -109,7 +109,7 @@ class Trainer:
         shares = (cfg.opp_latest, cfg.opp_snapshot, cfg.opp_scripted)
         kw = dict(num_envs=cfg.num_envs, rollout_steps=cfg.rollout_steps, seed=cfg.seed, shares=shares,
                   scripted_specs=cfg.scripted_opponents, snapshot_slots=cfg.snapshot_slots,
-                  threads=cfg.rollout_threads)
+                  threads=cfg.rollout_threads, suit_jitter=cfg.suit_jitter)
         if cfg.collector == "ray":
             from .ray_workers import RayCollector
 
