@@ -209,7 +209,9 @@ class Trainer:
         cfg = self.cfg
         net = PolicyNet.from_arch(self.net.arch())
         net.load_state_dict(self.net.state_dict())
-        agent = NeuralAgent(net, greedy=True, preset=self.rules.preset)
+        # The raw network: half the time of the suit-averaged play (evaluation eats training time),
+        # and comparable with earlier runs' curves; `allfours eval` judges the averaged bot.
+        agent = NeuralAgent(net, greedy=True, preset=self.rules.preset, symmetrize=False)
         specs = list(cfg.eval_opponents) + ([cfg.search_opponent] if with_search else [])
         results = {}
         prev = torch.get_num_threads()
