@@ -40,6 +40,7 @@ def test_card_describes_the_policy(exported):
                                                                                    "RUN_PACK", "THROW_IN"]
     assert card["preset"] == "traditional" and card["rules"]["players"] == 2
     assert card["training"]["steps"] == 123 and card["views"]["hand"] == [0, [52]]
+    assert card["symmetrized"] is True  # the graph averages over the suit relabellings, as the agent plays
     assert len(card["golden"]) == 12
     phases = {g["view"]["phase"] for g in card["golden"]}
     assert "play" in phases and phases & {"stand_or_beg", "give_or_run"}
@@ -74,3 +75,20 @@ def test_export_refuses_what_is_not_a_network(tmp_path, capsys):
     assert cli(["export", "heuristic", "-o", str(tmp_path / "h.onnx")]) == 2
     assert "only trained neural bots can be exported" in capsys.readouterr().err
     assert cli(["export", str(tmp_path / "missing.pt"), "-o", str(tmp_path / "m.onnx")]) == 2
+
+
+def test_golden_probabilities_are_the_agents_averaged_policy(exported):
+    """The exported policy is what ``allfours eval`` plays: the averaged one, not the raw network."""
+    from agents.neural import load_agent
+    ck, _out, card = exported
+    avg, raw = load_agent(ck), load_agent(ck, symmetrize=False)
+    differs = 0
+    for g in card["golden"]:
+        obs = torch.tensor([g["observation"]], dtype=torch.float32)
+        mask = torch.tensor([g["action_mask"]], dtype=torch.bool)
+        with torch.inference_mode():
+            want = torch.softmax(avg.net.averaged(obs, mask), -1)[0]
+            plain = torch.softmax(raw.net(obs, mask, value=False)[0], -1)[0]
+        assert np.allclose(g["probabilities"], want.numpy(), atol=1e-6)
+        differs += not np.allclose(g["probabilities"], plain.numpy(), atol=1e-4)
+    assert differs > 0
