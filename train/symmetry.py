@@ -73,37 +73,25 @@ def _tables():
 SRC_OBS, SRC_ACT, DST_ACT, SRC_PRIV = _tables()  # canonical[:, j] = original[:, SRC[key, j]]
 
 
-def _symmetries():
-    """Per key suit, the 24 relabellings averaged over: those that keep the key suit in place (6,
-    each listed 4 times so every key has the same count, which keeps the averaging one static
-    gather for ONNX) or, with no key (the Yorkshire pitch), all 24."""
-    obs, act = np.zeros((5, 24, OBS_SIZE), np.int64), np.zeros((5, 24, NUM_ACTIONS), np.int64)
+def _per_key(keeps) -> tuple[np.ndarray, ...]:
+    """(obs, act, dst, priv) tables of shape (5, 24, ...): per key suit, the relabellings whose suit
+    order ``p`` passes ``keeps(p, key)`` (6 of them, each listed 4 times so every key has the same
+    count, which keeps a gather over them static for ONNX) or, with no key, all 24 orders."""
+    rows = []
     for key in range(5):
-        perms = [p for p in itertools.permutations(range(4)) if key == NO_KEY or p[key] == key]
-        for j, p in enumerate(perms * (24 // len(perms))):
-            obs[key, j], act[key, j], _ = _relabel(list(p))
-    return obs, act, np.argsort(act, axis=2)
+        perms = [p for p in itertools.permutations(range(4)) if key == NO_KEY or keeps(p, key)]
+        rows.append([_relabel(list(p)) for p in perms * (24 // len(perms))])
+    obs, act, priv = (np.array([[r[i] for r in row] for row in rows]) for i in range(3))
+    return obs, act, np.argsort(act, axis=2), priv
 
 
-SYM_OBS, SYM_ACT, SYM_DST = _symmetries()  # relabelled[key, j][:, i] = original[:, SYM_*[key, j, i]]
+# Averaging (``PolicyNet.averaged``): the key suit stays in place, the others in every order.
+# relabelled[key, j][:, i] = original[:, SYM_*[key, j, i]]
+SYM_OBS, SYM_ACT, SYM_DST, _ = _per_key(lambda p, key: p[key] == key)
 
-
-def _jittered():
-    """Code ``key * 24 + j``: the canonical relabelling (the key suit first) with the other suits in
-    the j-th of their orders (j mod 6; all 24 suit orders when there is no key)."""
-    obs, act, priv = [], [], []
-    for key in range(5):
-        perms = [p for p in itertools.permutations(range(4)) if key == NO_KEY or p[0] == key]
-        for j in range(24):
-            o, a, q = _relabel(list(perms[j % len(perms)]))
-            obs.append(o)
-            act.append(a)
-            priv.append(q)
-    act = np.stack(act)
-    return np.stack(obs), act, np.argsort(act, axis=1), np.stack(priv)
-
-
-JIT_OBS, JIT_ACT, JIT_DST, JIT_PRIV = _jittered()
+# Jitter (``canonicalize(..., jitter)``), code ``key * 24 + j``: the key suit first (the canonical
+# relabelling at j = 0), the others in their j-th order.
+JIT_OBS, JIT_ACT, JIT_DST, JIT_PRIV = (t.reshape(120, -1) for t in _per_key(lambda p, key: p[0] == key))
 
 
 def key_suits(obs: np.ndarray) -> np.ndarray:
