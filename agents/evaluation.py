@@ -199,6 +199,21 @@ def t_interval(values: list[float]) -> tuple[float, float] | None:
     return (m - half, m + half)
 
 
+def ratio_interval(num: list[float], den: list[float]) -> tuple[float, float] | None:
+    """Student-t 95% interval of ``sum(num) / sum(den)`` with each (num, den) pair one independent
+    unit (a deal: its points and its hands), by linearization: the interval is centred on the
+    ratio itself, and with equal ``den`` it is the t interval of the per-unit ratios."""
+    n = len(num)
+    total = sum(den)
+    if n < 2 or not total:
+        return None
+    from scipy.stats import t
+    r = sum(num) / total
+    var = n / (n - 1) * sum((x - r * d) ** 2 for x, d in zip(num, den)) / total ** 2
+    half = float(t.ppf(0.975, n - 1)) * math.sqrt(var)
+    return (r - half, r + half)
+
+
 @dataclass
 class PairingResult:
     agent: str
@@ -211,8 +226,7 @@ class PairingResult:
     groups: dict = field(default_factory=dict)  # deal -> [agent points, opponent points, hands]
 
     def to_dict(self) -> dict:
-        pph = [g[0] / g[2] for g in self.groups.values() if g[2]]
-        ci = t_interval(pph)
+        ci = ratio_interval([g[0] for g in self.groups.values()], [g[2] for g in self.groups.values()])
         tot_hands = sum(g[2] for g in self.groups.values())
         return {
             "agent": self.agent, "opponent": self.opponent, "preset": self.preset, "players": self.players,

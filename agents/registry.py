@@ -28,9 +28,9 @@ AGENTS = {
     "random": (RandomAgent, {"seed": int}, "uniform over the legal actions"),
     "heuristic": (HeuristicAgent, {"seed": int}, "rule-based pub player"),
     "search": (SearchAgent, {"worlds": int, "time": float, "exact": int, "infer": int, "eps": float, "bid": int,
-                             "seed": int},
+                             "value": str, "pitch": int, "seed": int},
                "determinized search (worlds per move, time cap in s, exact-solve threshold in cards, "
-               "inference: candidate worlds per kept world and model noise)"),
+               "inference: candidate worlds per kept world and model noise, value: match or points)"),
 }
 
 

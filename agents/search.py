@@ -5,10 +5,13 @@ its seat has seen (``allfours_env.sampling.resample``: cards played, voids shown
 sizes; optionally weighted by how likely the other seats' actions so far are, ``infer``), values
 every legal action in every world, and plays the action with the best average value.
 
-A world is valued to the end of the current hand, for the searching side: its points minus the
-other side's (High, Low, Jack, Game in the rule order, stopping at the target, kicks and
-take-one included), plus ``WIN_BONUS`` if the match is won in this hand (minus if lost). With
-three players the others count as one opposing side (paranoid). Two evaluators:
+A world is played to the end of the current hand (High, Low, Jack, Game in the rule order,
+stopping at the target, kicks and take-one included) and valued for the searching side by
+match equity (``value=match``, the default): its chance of winning the match from the scores the
+hand ends at (``agents/equity.py``), -1000 to 1000, so a point is worth more near the target.
+With ``value=points``, and always with three players (the others then count as one opposing
+side, paranoid), in one-hand episodes and for targets over 31, it is the side's points minus the
+other side's, plus ``WIN_BONUS`` if the match is won in this hand (minus if lost). Two evaluators:
 
 * **playouts** (the default below ``exact`` cards): after the action every seat plays on with
   the heuristic player, which sees only what its seat may see in that world. This is a one-step
@@ -26,7 +29,11 @@ playouts win clearly, so the default is ``exact=0`` (only the last trick is solv
 Trump decisions (stand/beg, give one/run the pack) are valued the same way (``bid=1``; the
 world's hidden stock is dealt when the pack is run) or left to the heuristic (``bid=0``).
 
-Spec: ``search`` or ``search:worlds=48,time=0,exact=0,infer=0,eps=0.3,bid=1,seed=...``
+``pitch=k`` (off by default; with ``infer`` off): after another seat's Yorkshire pitch, redraw a
+world up to k times until the heuristic would have pitched the same card from the pitcher's hand
+in it (its best trump suit, the ace when it holds it).
+
+Spec: ``search`` or ``search:worlds=48,time=0,exact=0,infer=0,eps=0.3,bid=1,value=match,pitch=0,seed=...``
 (``time`` > 0 caps seconds per move, stopping early once it is spent; a worlds-only budget is
 fully deterministic under the agent's seed).
 """
@@ -42,12 +49,16 @@ from allfours_env.engine import PLAY
 from allfours_env.sampling import resample
 
 from .base import Agent
+from .equity import MatchEquity, hand_distribution_name, match_equity
 from .heuristic import HeuristicAgent
 
 WIN_BONUS = 20
 INF = 10 ** 6
 DEFAULT_WORLDS = 48
 DEFAULT_INFER = 0
+DEFAULT_VALUE = "match"
+DEFAULT_PITCH = 0
+EQUITY_MAX_TARGET = 31
 # Solve exactly once at most this many cards are left in all hands after the current trick (by player
 # count); before that, heuristic playouts. 0: only the last trick.
 EXACT_CARDS = {2: 0, 3: 0, 4: 0}
@@ -127,7 +138,7 @@ class _Stats:
 
 
 def solve(world: GameState, seat: int, actions: list[int] | None = None, tt: dict | None = None,
-          exact: int = 52) -> dict[int, int]:
+          exact: int = 52, equity: MatchEquity | None = None) -> dict[int, int]:
     """Value (for ``seat``'s side) of each action in a perfect-information world.
 
     The world is played to the end of the current hand: exactly while at most ``exact`` cards are
@@ -144,12 +155,13 @@ def solve(world: GameState, seat: int, actions: list[int] | None = None, tt: dic
     for a in actions:
         w = world.clone()
         w.apply(a)
-        out[a] = _value_after(w, seat, hand_no, tt, guess, exact)
+        out[a] = _value_after(w, seat, hand_no, tt, guess, exact, equity)
         guess = out[a]
     return out
 
 
-def playout_values(world: GameState, seat: int, actions: list[int], policy: Agent) -> dict[int, int]:
+def playout_values(world: GameState, seat: int, actions: list[int], policy: Agent,
+                   equity: MatchEquity | None = None) -> dict[int, int]:
     """Value of each action when every seat then plays ``policy`` to the end of the hand.
 
     The policy sees only what each seat may see in the world, so this is an honest estimate of
@@ -162,7 +174,7 @@ def playout_values(world: GameState, seat: int, actions: list[int], policy: Agen
         w.apply(a)
         while not w.done and w.hand_no == hand_no:
             w.apply(policy.act(w, w.current))
-        out[a] = _final_value(w, seat, hand_no)
+        out[a] = _final_value(w, seat, hand_no, equity)
     return out
 
 
@@ -175,18 +187,30 @@ def exact_reachable(state: GameState, exact: int) -> bool:
     return total - left_in_trick <= exact
 
 
-def _value_after(w: GameState, seat: int, hand_no: int, tt: dict, guess: int = 0, exact: int = 52) -> int:
+def _value_after(w: GameState, seat: int, hand_no: int, tt: dict, guess: int = 0, exact: int = 52,
+                 equity: MatchEquity | None = None) -> int:
     if w.hand_no != hand_no or w.done:  # the hand (or match) ended with this action
-        return _final_value(w, seat, hand_no)
+        return _final_value(w, seat, hand_no, equity)
     if w.phase != PLAY:
         raise ValueError("the search solver only solves the play of a hand")
-    return _Solver(w, seat, tt, exact=exact).value(guess)
+    return _Solver(w, seat, tt, exact=exact, equity=equity).value(guess)
 
 
-def _final_value(w: GameState, seat: int, hand_no: int) -> int:
+def _final_value(w: GameState, seat: int, hand_no: int, equity: MatchEquity | None = None) -> int:
+    my = w.side(seat)
+    if equity is not None:
+        results = w.hand_results
+        if w.done and len(results) == hand_no + 1:  # the match ended in this hand
+            return equity.SCALE if w.winner == my else -equity.SCALE
+        # Value the scores this hand ended at: the next hand's turn-up kicks, already dealt in this
+        # world, are in the table's hands on average, as the solver's leaf sees them.
+        later = [r["points"] for r in results[hand_no + 1:]] + ([] if w.done else [w.hand_points])
+        after = [sc - sum(p[i] for p in later) for i, sc in enumerate(w.scores)]
+        at = len(results) - (1 if w.done else 0)  # the hand w.dealer deals
+        next_dealer = (w.dealer - (at - hand_no - 1)) % w.n
+        return equity.value(after[my], after[1 - my], w.side(next_dealer) == my)
     # Every hand finished since the root: rarely two (the last card, then a match-winning turn-up).
     pts = [sum(p) for p in zip(*(r["points"] for r in w.hand_results[hand_no:]))]
-    my = w.side(seat)
     k = len(pts)
     v = pts[my] * (k - 1) - (sum(pts) - pts[my])
     if w.done:
@@ -197,8 +221,10 @@ def _final_value(w: GameState, seat: int, hand_no: int) -> int:
 class _Solver:
     """Alpha-beta over the rest of one hand of one world."""
 
-    def __init__(self, w: GameState, seat: int, tt: dict, hist: dict | None = None, exact: int = 52):
+    def __init__(self, w: GameState, seat: int, tt: dict, hist: dict | None = None, exact: int = 52,
+                 equity: MatchEquity | None = None):
         self.tt = tt
+        self.equity = equity
         self.exact = exact
         self.hist = {} if hist is None else hist
         n = self.n = w.n
@@ -235,6 +261,7 @@ class _Solver:
         self.orders = []
         for leader in range(n):
             self.orders.append(tuple(s for s in ((leader + i) % n for i in range(n)) if not w.out >> s & 1))
+        self.next_deal_mine = self.sd[(w.dealer + 1) % n] == self.my
         self.w = w
         self.key_extra = (trump, w.out)
 
@@ -263,6 +290,11 @@ class _Solver:
                 winner = side
                 break
         my = self.my
+        eq = self.equity
+        if eq is not None:
+            if winner is not None:
+                return eq.SCALE if winner == my else -eq.SCALE
+            return eq.value(scores[my], scores[1 - my], self.next_deal_mine)
         v = pts[my] * (k - 1) - (sum(pts) - pts[my])
         if winner is not None:
             v += WIN_BONUS if winner == my else -WIN_BONUS
@@ -516,8 +548,17 @@ class SearchAgent(Agent):
     name = "search"
 
     def __init__(self, worlds: int = DEFAULT_WORLDS, time: float = 0.0, exact: int | None = None,
-                 infer: int = DEFAULT_INFER, eps: float = 0.3, bid: int = 1, seed: int | None = None):
+                 infer: int = DEFAULT_INFER, eps: float = 0.3, bid: int = 1, value: str = DEFAULT_VALUE,
+                 pitch: int = DEFAULT_PITCH, seed: int | None = None):
         super().__init__(seed)
+        if value not in ("points", "match"):
+            raise ValueError(f"search value must be 'points' (the hand's points, plus {WIN_BONUS} for winning the "
+                             f"match) or 'match' (match equity), got {value!r}")
+        self.value = value
+        if not isinstance(pitch, int) or pitch < 0:
+            raise ValueError(f"search pitch must be an int >= 0 (tries per world to match a Yorkshire pitch; 0: off), "
+                             f"got {pitch!r}")
+        self.pitch = pitch
         if bid not in (0, 1):
             raise ValueError(f"search bid must be 0 (heuristic trump decisions) or 1 (searched), got {bid!r}")
         self.bid = bid
@@ -564,15 +605,48 @@ class SearchAgent(Agent):
         totals = dict.fromkeys(legal, 0.0)
         done = 0.0
         big = not exact_reachable(state, exact)
+        eq = self.equity_for(state)
         for world, mult in worlds:
-            vals = playout_values(world, seat, legal, self.heuristic) if big else solve(world, seat, legal,
-                                                                                       exact=exact)
+            vals = (playout_values(world, seat, legal, self.heuristic, eq) if big
+                    else solve(world, seat, legal, exact=exact, equity=eq))
             for a, v in vals.items():
                 totals[a] += v * mult
             done += mult
             if deadline is not None and time.perf_counter() > deadline:
                 break
         return {a: t / done for a, t in totals.items()}
+
+    def equity_for(self, state: GameState) -> MatchEquity | None:
+        """The match equity table to value worlds by, or None to value them by points: with
+        ``value=points``, with three sides, in one-hand episodes (no match to win) and for targets
+        over ``EQUITY_MAX_TARGET`` (the table costs time quadratic in the target; a long match is
+        nearly linear in points)."""
+        rules = state.rules
+        if (self.value != "match" or state.sides != 2 or rules.episode != "match"
+                or rules.target > EQUITY_MAX_TARGET):
+            return None
+        return match_equity(hand_distribution_name(rules), rules.target)
+
+    def _draw(self, state: GameState, seat: int, rng: random.Random) -> GameState:
+        """One world; on Yorkshire, once another seat has pitched, one whose pitcher would have
+        pitched that card by the heuristic's rule (its best trump suit, the ace if it holds it),
+        or failing that the suit, in up to ``pitch`` draws: the pitch tells much about the
+        pitcher's trumps, and so where High, Low and the jack are."""
+        world = resample(state, seat, rng)
+        pitched = _pitched(state, seat) if self.pitch else None
+        if pitched is None:
+            return world
+        pitcher, card = pitched
+        fallback = None
+        for _ in range(self.pitch):
+            hand = world.dealt[pitcher]
+            choice = self.heuristic._pitch(hand, mask_to_list(hand))
+            if choice == card:
+                return world
+            if fallback is None and choice // 13 == card // 13:
+                fallback = world
+            world = resample(state, seat, rng)
+        return fallback if fallback is not None else world
 
     def _worlds(self, state: GameState, seat: int, rng: random.Random):
         """``worlds`` sampled worlds as (world, multiplicity).
@@ -582,7 +656,7 @@ class SearchAgent(Agent):
         hand are in them, under the heuristic player as the model of how people play.
         """
         if self.infer <= 1 or not _has_evidence(state, seat):
-            return ((resample(state, seat, rng), 1) for _ in range(self.worlds))  # lazily: a time cap stops it
+            return ((self._draw(state, seat, rng), 1) for _ in range(self.worlds))  # lazily: a time cap stops it
         n_cand = self.worlds * self.infer
         cands = [resample(state, seat, rng) for _ in range(n_cand)]
         weights = [_likelihood(w, state, seat, self.heuristic, self.eps) for w in cands]
@@ -593,6 +667,16 @@ class SearchAgent(Agent):
         for i in picks:
             counts[i] = counts.get(i, 0) + 1
         return [(cands[i], counts[i]) for i in sorted(counts)]
+
+
+def _pitched(state: GameState, seat: int) -> tuple[int, int] | None:
+    """(pitcher, card) of this hand's Yorkshire pitch by another seat, or None."""
+    if state.rules.turnup or state.trump < 0 or not state.history or state.redeals:
+        return None
+    pitcher, card = state.history[0]
+    if pitcher == seat or card >= NUM_CARDS:
+        return None
+    return pitcher, card
 
 
 def _has_evidence(state: GameState, seat: int) -> bool:

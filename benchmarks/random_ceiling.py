@@ -1,6 +1,7 @@
-"""How often can anyone beat ``random``? Match win rates against random of three players.
+"""How often can anyone beat ``random`` (or ``heuristic``)? Match win rates of three players.
 
     python benchmarks/random_ceiling.py --preset seven_up --deals 1000
+    python benchmarks/random_ceiling.py --preset yorkshire --players clairvoyant --opponent heuristic
 
 * ``heuristic``: the rule-based player;
 * ``search-play``: the heuristic's trump decisions and Yorkshire pitch, the search agent's card
@@ -64,8 +65,8 @@ def make(name: str) -> Agent:
 
 
 def deal(args) -> int:
-    preset, name, seed = args
-    a, r = make(name), RandomAgent()
+    preset, name, seed, opponent = args
+    a, r = make(name), (RandomAgent() if opponent == "random" else HeuristicAgent())
     n = make_rules(preset).players
     wins = 0
     for a_side in (0, 1):
@@ -79,12 +80,15 @@ def main(argv=None) -> int:
     ap.add_argument("--preset", default="seven_up", choices=["yorkshire", "traditional", "seven_up"])
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--players", nargs="+", default=list(PLAYERS), choices=PLAYERS)
+    ap.add_argument("--opponent", choices=["random", "heuristic"], default="random",
+                    help="whom they play (heuristic: how far above the baseline a player could get)")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
-    print("| preset | player | matches vs random | win rate | 95% CI |\n| --- | --- | ---: | ---: | --- |")
+    print(f"| preset | player | matches vs {args.opponent} | win rate | 95% CI |\n| --- | --- | ---: | ---: | --- |")
     with Pool(args.workers) as pool:
         for name in args.players:
-            wins = sum(pool.map(deal, [(args.preset, name, 5000 + i) for i in range(args.deals)], chunksize=20))
+            jobs = [(args.preset, name, 5000 + i, args.opponent) for i in range(args.deals)]
+            wins = sum(pool.map(deal, jobs, chunksize=20))
             n = 2 * args.deals
             lo, hi = wilson(wins, n)
             print(f"| {args.preset} | {name} | {n} | {wins / n:.3f} | {lo:.3f} - {hi:.3f} |", flush=True)

@@ -2,16 +2,18 @@
 
     python benchmarks/search_gain.py --preset yorkshire --games 60 --worlds 48 192
     python benchmarks/search_gain.py --preset yorkshire --games 60 --agents search search:infer=10,eps=0.1
+    python benchmarks/search_gain.py --preset yorkshire --games 150 --positions trump --worlds 48 400
 
-Plays heuristic self-play matches (match seeds ``500 + i``). At a random 30% of the positions
-with a choice once trump is set, each search budget picks a move; where any pick differs from
-the heuristic's, every legal move is valued in the real deal (the heuristic plays every seat to
-the end of the hand, so the value is fair to both: neither sees more than the other below the
-move). The figure is the mean, over all sampled positions, of the value of search's pick minus
-that of the heuristic's, in points of the hand (the side's points minus the other side's; the
-match-win bonus of the search's own valuation is left out), with a 95% interval, and the same
-paired difference between the last and the first budget. Positions are shared, so budgets are
-compared on the same ones.
+Plays heuristic self-play matches (match seeds ``500 + i``). At a random 30% of the positions with
+a choice once trump is set (``--positions trump``: at every choice before it is set, the Yorkshire
+pitch and the stand/beg, give/run decisions), each search budget picks a move; where any pick
+differs from the heuristic's, every legal move is valued in the real deal (the heuristic plays
+every seat to the end of the hand, so the value is fair to both: neither sees more than the other
+below the move). The figure is the mean, over all sampled positions, of the value of search's pick
+minus that of the heuristic's, in points of the hand (the side's points minus the other side's; the
+match-win bonus of the search's own valuation is left out; with ``value=match`` the picks are still
+valued in points), with a 95% interval, and the same paired difference between the last and the
+first budget. Positions are shared, so budgets are compared on the same ones.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.search import WIN_BONUS, playout_values  # noqa: E402
 from allfours_env import GameState, make_rules  # noqa: E402
+from allfours_env.engine import PLAY  # noqa: E402
 
 
 def points_only(v: int) -> int:
@@ -41,7 +44,7 @@ def points_only(v: int) -> int:
 
 
 def game(args) -> list[tuple[list[int], list[bool]]]:
-    preset, specs, seed = args
+    preset, specs, seed, positions = args
     h = HeuristicAgent(seed=seed)
     searches = [make_agent(spec, seed=seed) for spec in specs]
     state = GameState.new(make_rules(preset), seed=seed)
@@ -50,7 +53,11 @@ def game(args) -> list[tuple[list[int], list[bool]]]:
     while not state.done:
         seat, legal = state.current, state.legal_actions()
         ah = h.act(state, seat)
-        if len(legal) > 1 and state.trump >= 0 and rng.random() < 0.3:
+        if positions == "play":
+            sampled = len(legal) > 1 and state.trump >= 0 and rng.random() < 0.3
+        else:  # every choice made before trump is set: the Yorkshire pitch, stand/beg, give one/run
+            sampled = len(legal) > 1 and (state.trump < 0 or state.phase != PLAY)
+        if sampled:
             picks = [s.act(state, seat) for s in searches]
             if any(p != ah for p in picks):
                 v = {a: points_only(x) for a, x in playout_values(state.clone(), seat, legal, h).items()}
@@ -71,6 +78,9 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=60, help="heuristic self-play matches to draw positions from")
     ap.add_argument("--worlds", type=int, nargs="+", default=[48, 192], help="search budgets to compare")
     ap.add_argument("--agents", nargs="+", help="agent specs to compare instead of --worlds (e.g. search:infer=10)")
+    ap.add_argument("--positions", choices=["play", "trump"], default="play",
+                    help="play: a random 30%% of the card plays once trump is set; trump: every decision "
+                         "before it is (the Yorkshire pitch, stand or beg, give one or run the pack)")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
     specs = args.agents or [f"search:worlds={w}" for w in args.worlds]
@@ -80,7 +90,8 @@ def main(argv=None) -> int:
     except ValueError as e:
         ap.error(str(e))
     with Pool(args.workers) as pool:
-        rows = [r for g in pool.map(game, [(args.preset, specs, 500 + i) for i in range(args.games)])
+        rows = [r for g in pool.map(game, [(args.preset, specs, 500 + i, args.positions)
+                                                  for i in range(args.games)])
                 for r in g]
     if len(rows) < 2:
         ap.error("too few positions: raise --games")

@@ -234,6 +234,27 @@ def test_t_interval():
     assert lo < 2.5 < hi and hi - 2.5 == pytest.approx(2.5 - lo)
 
 
+def test_ratio_interval_is_centred_on_the_reported_points_per_hand():
+    """points_per_hand is total points over total hands; its interval must be about that number
+    (it once was a t interval over per-deal means, which could miss the ratio entirely)."""
+    assert ev.ratio_interval([3.0], [2.0]) is None
+    # Equal hands per deal: the t interval of the per-deal ratios.
+    lo, hi = ev.ratio_interval([4.0, 6.0, 9.0, 5.0], [2.0, 2.0, 2.0, 2.0])
+    tlo, thi = ev.t_interval([2.0, 3.0, 4.5, 2.5])
+    assert (lo, hi) == (pytest.approx(tlo), pytest.approx(thi))
+    # Long deals with few points, short ones with many: the mean of the per-deal ratios (2.7) is
+    # far from the ratio and outside its interval; the interval is centred on the ratio.
+    pts, hands = [10.0, 10.0, 12.0, 4.0, 4.0, 5.0], [10.0, 10.0, 11.0, 1.0, 1.0, 1.0]
+    lo, hi = ev.ratio_interval(pts, hands)
+    r = sum(pts) / sum(hands)
+    assert (lo + hi) / 2 == pytest.approx(r) and lo < r < hi
+    assert hi < sum(p / h for p, h in zip(pts, hands)) / len(pts)
+    row = ev.PairingResult("a", "b", "yorkshire", 4, matches=12, wins=6,
+                           groups={i: [p, 0.0, h] for i, (p, h) in enumerate(zip(pts, hands))}).to_dict()
+    lo, hi = row["points_per_hand_ci95"]
+    assert row["points_per_hand"] == pytest.approx(r) and lo < row["points_per_hand"] < hi
+
+
 def test_derive_seed_is_stable():
     assert ev.derive_seed(0, "x", 1) == ev.derive_seed(0, "x", 1) != ev.derive_seed(0, "x", 2)
 

@@ -9,31 +9,31 @@ import pytest
 
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, _final_value, solve
-from allfours_env import GameState, parse_card
+from allfours_env import GameState, make_rules, parse_card
 from allfours_env.cards import STAND, THROW_IN
 
 CASES = [("yorkshire", {}, 3), ("yorkshire", {"must_follow_suit": True}, 3), ("traditional", {}, 3),
          ("traditional", {"players": 2}, 4), ("traditional", {"players": 3}, 3), ("seven_up", {}, 4)]
 
 
-def brute_force(w: GameState, seat: int, hand_no: int) -> int:
+def brute_force(w: GameState, seat: int, hand_no: int, equity=None) -> int:
     """Plain minimax with the engine itself (clone/apply), no pruning: the reference."""
     if w.hand_no != hand_no or w.done:
-        return _final_value(w, seat, hand_no)
+        return _final_value(w, seat, hand_no, equity)
     vals = []
     for a in w.legal_actions():
         if a == THROW_IN:  # the solver's tree has no throw-ins below the root
             continue
         c = w.clone()
         c.apply(a)
-        vals.append(brute_force(c, seat, hand_no))
+        vals.append(brute_force(c, seat, hand_no, equity))
     return max(vals) if w.side(w.current) == w.side(seat) else min(vals)
 
 
-def _endgames(preset, options, cards, games):
+def _endgames(preset, options, cards, games, scores=None):
     r = RandomAgent(seed=1)
     for g in range(games):
-        st = GameState.new(preset, seed=g, **options)
+        st = GameState.new(preset, seed=g, **options, **({"scores": scores(g)} if scores else {}))
         stop = random.Random(g).randrange(st.n)  # also positions in the middle of a trick
         while not st.done and not (st.phase == 2 and st.trump >= 0 and st.hands[st.current].bit_count() <= cards
                                    and len(st.trick) >= min(stop, st.n - 1)):
@@ -54,6 +54,28 @@ def test_solver_matches_engine_minimax(preset, options, cards):
             c = st.clone()
             c.apply(a)
             assert got[a] == brute_force(c, seat, st.hand_no), (preset, st.seed, a)
+            checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("preset,options,cards", [c for c in CASES if c[1].get("players") != 3])
+def test_solver_matches_engine_minimax_valued_by_match_equity(preset, options, cards):
+    """The same with worlds valued by match equity, from scores near the end where it differs most."""
+    rules = make_rules(preset, **options)
+    eq = SearchAgent(value="match").equity_for(GameState.new(rules, seed=0))
+    t = rules.target
+
+    def scores(g):
+        return [t - 1 - g % 4, t - 1 - g // 4 % 4]
+    checked = 0
+    for st in _endgames(preset, options, cards, 25, scores):
+        seat = st.current
+        legal = [a for a in st.legal_actions() if a != THROW_IN]
+        got = solve(st, seat, legal, equity=eq)
+        for a in legal:
+            c = st.clone()
+            c.apply(a)
+            assert got[a] == brute_force(c, seat, st.hand_no, eq), (preset, st.seed, a)
             checked += 1
     assert checked > 20
 
@@ -160,3 +182,28 @@ def test_inference_mode_is_deterministic():
         st.apply(r(st, st.current))
     a = SearchAgent(worlds=3, infer=3, seed=1).action_values(st, st.current)
     assert a == SearchAgent(worlds=3, infer=3, seed=1).action_values(st, st.current)
+
+
+def test_yorkshire_worlds_agree_with_the_pitch():
+    """Worlds drawn after another seat's Yorkshire pitch give that seat a hand from which the heuristic
+    pitches the same card (its best trump suit, the ace when held); without `pitch` many do not."""
+    from agents.heuristic import HeuristicAgent
+    from agents.search import _pitched
+    from allfours_env.cards import mask_to_list
+
+    h = HeuristicAgent(seed=0)
+    st = GameState.new("yorkshire", seed=100)
+    st.apply(h.act(st, st.current))  # the pitch
+    seat = st.current
+    pitcher, card = _pitched(st, seat)
+    assert (pitcher, card) == st.history[0] and pitcher != seat
+    assert _pitched(st, pitcher) is None  # the pitcher knows its own hand
+    agree = {}
+    for k in (0, 30):
+        agent, rng = SearchAgent(pitch=k, seed=0), random.Random(0)
+        worlds = [agent._draw(st, seat, rng) for _ in range(40)]
+        agree[k] = sum(h._pitch(w.dealt[pitcher], mask_to_list(w.dealt[pitcher])) == card for w in worlds)
+        assert all(w.dealt[pitcher] >> card & 1 and w.hands[seat] == st.hands[seat] for w in worlds)
+    assert agree[30] == 40 and agree[0] < 30
+    t = GameState.new("traditional", seed=0)
+    assert _pitched(t, t.current) is None  # a turned-up trump has no pitch
