@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from collections.abc import Iterator
 
 from allfours_env import GameState, make_rules
 from allfours_env.engine import PLAY
@@ -31,19 +32,27 @@ def sample_hands(preset: str, matches: int, seed: int = 0, players: int | None =
     h = HeuristicAgent(seed=seed)
     out: Counter = Counter()
     for i in range(matches):
-        s = GameState.new(rules, seed=seed * 1_000_003 + i)
-        pre, dealer_side = None, None
-        while not s.done:
-            if s.phase == PLAY and pre is None:
-                pre, dealer_side = s.hand_points[:], s.side(s.dealer)
-            k = s.hand_no
-            s.apply(h.act(s, s.current))
-            if s.hand_no != k:
-                r = s.hand_results[k]
-                if r["high"] is not None and pre is not None:  # hands ended before play are cut short
-                    out[_outcome(pre, r, dealer_side)] += 1
-                pre = None
+        for outcome, _, _ in match_hands(GameState.new(rules, seed=seed * 1_000_003 + i), h):
+            if outcome is not None:
+                out[outcome] += 1
     return out
+
+
+def match_hands(state: GameState, agent) -> Iterator[tuple[Outcome | None, dict, bool]]:
+    """Play ``state``'s match out with ``agent`` in every seat; for each hand that ends yield its
+    outcome (None for a hand ended before play, cut short), its ``hand_results`` entry and whether
+    the match ended with it."""
+    pre, dealer_side = None, None
+    while not state.done:
+        if state.phase == PLAY and pre is None:
+            pre, dealer_side = state.hand_points[:], state.side(state.dealer)
+        k = state.hand_no
+        state.apply(agent.act(state, state.current))
+        if state.hand_no != k:
+            r = state.hand_results[k]
+            played = r["high"] is not None and pre is not None
+            yield (_outcome(pre, r, dealer_side) if played else None), r, state.done
+            pre = None
 
 
 def _outcome(pre: list[int], r: dict, dealer_side: int) -> Outcome:

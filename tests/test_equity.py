@@ -8,11 +8,10 @@ from math import comb
 import pytest
 
 from agents.equity import MatchEquity, equity_table, hand_distribution_name, load_outcomes, match_equity
-from agents.equity_sample import _outcome
+from agents.equity_sample import match_hands
 from agents.heuristic import HeuristicAgent
 from agents.search import EQUITY_MAX_TARGET, SearchAgent
 from allfours_env import GameState, make_rules
-from allfours_env.engine import PLAY
 
 
 def first_to(target_a: int, target_b: int, p: float = 0.5) -> float:
@@ -61,21 +60,15 @@ def test_outcomes_replay_the_engine_points():
     for preset in ("yorkshire", "traditional", "seven_up"):
         for seed in range(4):
             s = GameState.new(make_rules(preset), seed=seed)
-            pre = None
-            while not s.done:
-                if s.phase == PLAY and pre is None:
-                    pre, dealer_side = s.hand_points[:], s.side(s.dealer)
-                k = s.hand_no
-                s.apply(h.act(s, s.current))
-                if s.hand_no != k:
-                    r = s.hand_results[k]
-                    if not s.done:
-                        pts = [0, 0]
-                        for rel, p in _outcome(pre, r, dealer_side):
-                            pts[(dealer_side + rel) % 2] += p
-                        assert pts == r["points"], (preset, seed, k)
-                        checked += 1
-                    pre = None
+            for outcome, r, done in match_hands(s, h):
+                if outcome is None or done:  # cut short: before play, or by the end of the match
+                    continue
+                dealer_side = s.side(s.dealer) ^ 1  # the deal passed to the other side since
+                pts = [0, 0]
+                for rel, p in outcome:
+                    pts[(dealer_side + rel) % 2] += p
+                assert pts == r["points"], (preset, seed)
+                checked += 1
     assert checked > 30
 
 
