@@ -8,7 +8,7 @@ from math import comb
 import pytest
 
 from agents.equity import MatchEquity, equity_table, hand_distribution_name, load_outcomes, match_equity
-from agents.equity_sample import match_hands
+from agents.equity_sample import DISTRIBUTIONS, match_hands
 from agents.heuristic import HeuristicAgent
 from agents.search import EQUITY_MAX_TARGET, SearchAgent
 from allfours_env import GameState, make_rules
@@ -98,6 +98,8 @@ def test_search_values_by_equity_only_where_there_is_a_match_between_two_sides()
     assert s.equity_for(GameState.new("yorkshire", seed=0, target=21)).target == 21
     assert s.equity_for(GameState.new("traditional", seed=0, players=3)) is None
     assert s.equity_for(GameState.new("seven_up", seed=0, episode="hand")) is None
+    for name, (preset, players) in DISTRIBUTIONS.items():  # the sampler writes the files search looks up
+        assert hand_distribution_name(make_rules(preset, **({"players": players} if players else {}))) == name
     assert SearchAgent(value="points").equity_for(st) is None
     assert SearchAgent().value == "match"  # the default
     assert s.equity_for(GameState.new("yorkshire", seed=0, target=EQUITY_MAX_TARGET)) is not None
