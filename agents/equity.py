@@ -25,6 +25,9 @@ from allfours_env import make_rules
 
 DATA = Path(__file__).resolve().parent / "data"
 FORMAT = 1
+# Longer matches are valued by points: the table costs time quadratic in the target, and a long
+# match is nearly linear in points.
+EQUITY_MAX_TARGET = 31
 
 # An outcome: the awards of one hand in scoring order, as (side relative to the dealer's side, points).
 Outcome = tuple[tuple[int, int], ...]
@@ -103,3 +106,11 @@ class MatchEquity:
 @lru_cache(maxsize=16)
 def match_equity(name: str, target: int) -> MatchEquity:
     return MatchEquity(name, target)
+
+
+def equity_for_rules(rules) -> MatchEquity | None:
+    """The match equity table for these rules, or None where it does not apply: three sides, one-hand
+    episodes (no match to win), targets over ``EQUITY_MAX_TARGET``."""
+    if rules.sides != 2 or rules.episode != "match" or rules.target > EQUITY_MAX_TARGET:
+        return None
+    return match_equity(hand_distribution_name(rules), rules.target)

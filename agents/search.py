@@ -49,7 +49,7 @@ from allfours_env.engine import PLAY
 from allfours_env.sampling import resample
 
 from .base import Agent
-from .equity import MatchEquity, hand_distribution_name, match_equity
+from .equity import MatchEquity, equity_for_rules
 from .heuristic import HeuristicAgent
 
 WIN_BONUS = 20
@@ -58,7 +58,6 @@ DEFAULT_WORLDS = 48
 DEFAULT_INFER = 0
 DEFAULT_VALUE = "match"
 DEFAULT_PITCH = 0
-EQUITY_MAX_TARGET = 31
 # Solve exactly once at most this many cards are left in all hands after the current trick (by player
 # count); before that, heuristic playouts. 0: only the last trick.
 EXACT_CARDS = {2: 0, 3: 0, 4: 0}
@@ -619,13 +618,8 @@ class SearchAgent(Agent):
     def equity_for(self, state: GameState) -> MatchEquity | None:
         """The match equity table to value worlds by, or None to value them by points: with
         ``value=points``, with three sides, in one-hand episodes (no match to win) and for targets
-        over ``EQUITY_MAX_TARGET`` (the table costs time quadratic in the target; a long match is
-        nearly linear in points)."""
-        rules = state.rules
-        if (self.value != "match" or state.sides != 2 or rules.episode != "match"
-                or rules.target > EQUITY_MAX_TARGET):
-            return None
-        return match_equity(hand_distribution_name(rules), rules.target)
+        over ``EQUITY_MAX_TARGET`` (``agents.equity.equity_for_rules``)."""
+        return equity_for_rules(state.rules) if self.value == "match" else None
 
     def _draw(self, state: GameState, seat: int, rng: random.Random) -> GameState:
         """One world; on Yorkshire, once another seat has pitched, one whose pitcher would have

@@ -7,10 +7,18 @@ from math import comb
 
 import pytest
 
-from agents.equity import MatchEquity, equity_table, hand_distribution_name, load_outcomes, match_equity
+from agents.equity import (
+    EQUITY_MAX_TARGET,
+    MatchEquity,
+    equity_for_rules,
+    equity_table,
+    hand_distribution_name,
+    load_outcomes,
+    match_equity,
+)
 from agents.equity_sample import DISTRIBUTIONS, match_hands
 from agents.heuristic import HeuristicAgent
-from agents.search import EQUITY_MAX_TARGET, SearchAgent
+from agents.search import SearchAgent
 from allfours_env import GameState, make_rules
 
 
@@ -104,3 +112,6 @@ def test_search_values_by_equity_only_where_there_is_a_match_between_two_sides()
     assert SearchAgent().value == "match"  # the default
     assert s.equity_for(GameState.new("yorkshire", seed=0, target=EQUITY_MAX_TARGET)) is not None
     assert s.equity_for(GameState.new("yorkshire", seed=0, target=EQUITY_MAX_TARGET + 1)) is None
+    # the trainer's shaping uses the same rule (train.rollout, TrainConfig.equity_reward)
+    assert equity_for_rules(make_rules("seven_up")) is match_equity("seven_up", 7)
+    assert equity_for_rules(make_rules("traditional", players=3)) is None

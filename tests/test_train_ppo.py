@@ -1,6 +1,7 @@
 """GAE along each seat's linked decisions, reward flow, and the PPO update itself."""
 
 import numpy as np
+import pytest
 import torch
 
 from allfours_env.rules import make_rules
@@ -93,6 +94,52 @@ def test_match_reward_reaches_every_decision_of_the_match():
             ended += 1
             assert total in (1.0, -1.0)
     assert ended > 100
+
+
+def test_equity_reward_is_potential_based_shaping():
+    """Match-equity shaping (``equity_reward`` = w): every move of the score pays each side w times
+    the change of its match equity, and the result keeps 1 - w; so from a seat's first decision of
+    a match (0-0, before any score on Yorkshire, which has no turn-up kicks) the rewards add up to
+    the result minus w times the equity at 0-0 for the side that deals or not, and they arrive
+    hand by hand, not only at the end."""
+    from agents.equity import equity_for_rules
+
+    eq = equity_for_rules(make_rules("yorkshire"))
+    for w in (1.0, 0.5):
+        c = _collector(num_envs=16, rollout_steps=300)
+        c.collect(CollectParams(gamma=1.0, gae_lambda=1.0, points_reward=0.0, equity_reward=w))
+        heads = np.ones(len(c.values), bool)
+        heads[c.next_idx[c.next_idx >= 0]] = False
+        start = {d: w * eq.value(0, 0, d) / eq.SCALE for d in (True, False)}
+        seen, midway = set(), 0
+        for i in np.nonzero(c.learner & heads)[0]:
+            j, total = i, 0.0
+            while not c.dones[j] and c.next_idx[j] >= 0:
+                total += c.rewards[j]
+                midway += c.rewards[j] != 0
+                j = c.next_idx[j]
+            if not c.dones[j]:
+                continue
+            total += c.rewards[j]
+            match = [(r, d) for r in (1.0, -1.0) for d in (True, False) if abs(total - (r - start[d])) < 1e-5]
+            assert match, (total, start)
+            seen.add(match[0])
+        assert seen == {(r, d) for r in (1.0, -1.0) for d in (True, False)}
+        assert midway > 100
+
+
+def test_equity_reward_needs_a_two_sided_match():
+    from train.config import TrainConfig
+
+    TrainConfig(preset="yorkshire", equity_reward=1.0).validate()
+    for bad in ({"preset": "traditional", "rules": {"players": 3}},
+                {"preset": "seven_up", "rules": {"episode": "hand"}},
+                {"preset": "yorkshire", "rules": {"reward": "points"}},
+                {"preset": "yorkshire", "rules": {"target": 61}}):
+        with pytest.raises(ValueError, match="equity_reward needs two sides"):
+            TrainConfig(**bad, equity_reward=1.0).validate()
+    with pytest.raises(ValueError, match=r"equity_reward must be in \[0, 1\]"):
+        TrainConfig(preset="yorkshire", equity_reward=1.5).validate()
 
 
 def test_ppo_update_runs_and_moves_the_policy():

@@ -70,6 +70,10 @@ class TrainConfig:
     # ---- rewards
     points_reward: float = 0.1  # shaping: scale of (own side's points - others') each time points are scored
     points_reward_final: float = 0.02  # linear schedule; the match result (+1/-1) is always the main reward
+    # weight w of match-equity shaping: each time the score moves, a side gets w times the change of
+    # its match equity (2 P(win) - 1, agents/equity.py) and the result keeps 1 - w; the return of a
+    # match is then its result minus w times the equity at its start (potential-based: same optimum)
+    equity_reward: float = 0.0
     # ---- opponent pool (shares of games; normalised)
     opp_latest: float = 0.45  # every seat plays the current policy
     opp_snapshot: float = 0.15  # the other side plays a frozen past policy from the pool
@@ -118,6 +122,17 @@ class TrainConfig:
                 raise ValueError(f"config {name} must be in (0, 1], got {getattr(self, name)}")
         if not 0 <= self.hand_lambda <= 1:
             raise ValueError(f"config hand_lambda must be in [0, 1], got {self.hand_lambda}")
+        if not 0 <= self.equity_reward <= 1:
+            raise ValueError(f"config equity_reward must be in [0, 1], got {self.equity_reward}")
+        if self.equity_reward:
+            from agents.equity import equity_for_rules
+
+            rules = make_rules(self.preset, **self.rules)
+            if rules.reward != "match" or equity_for_rules(rules) is None:
+                raise ValueError("config equity_reward needs two sides playing whole matches to a target of at "
+                                 "most 31 with the match reward (rules reward: match, episode: match), got "
+                                 f"{rules.players} players, target {rules.target}, reward {rules.reward!r}, "
+                                 f"episode {rules.episode!r}")
         if self.max_minutes < 0 or self.total_steps < 0:
             raise ValueError("max_minutes and total_steps must be >= 0")
         if self.suit_jitter and not self.canonical_suits:

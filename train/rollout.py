@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from agents.equity import equity_for_rules
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState
 from allfours_env.rules import Rules
@@ -65,6 +66,7 @@ class CollectParams:
     gamma: float = 1.0
     gae_lambda: float = 0.95
     hand_lambda: float = 1.0  # extra factor on the GAE trace across the end of a hand (0: cut it there)
+    equity_reward: float = 0.0  # weight w of match-equity shaping (potential-based; see VectorCollector)
 
 
 class Collector(ABC):
@@ -150,6 +152,9 @@ class VectorCollector(Collector):
         self.prev: list[list[int]] = [[]] * num_envs  # per seat: row of its latest decision in this rollout, or -1
         self.last_scores: list[list[int]] = [[]] * num_envs
         self.last_hand: list[int] = [0] * num_envs
+        self.last_phi: list[list[float]] = [[]] * num_envs
+        # the shaping potential, where a match is won by two sides and rewarded by its result
+        self.equity = equity_for_rules(rules) if rules.reward == "match" else None
         self._stats: dict = {}
         for g in range(num_envs):
             self._new_game(g)
@@ -222,6 +227,7 @@ class VectorCollector(Collector):
         self.prev[g] = [-1] * n
         self.last_scores[g] = list(state.scores)
         self.last_hand[g] = state.hand_no
+        self.last_phi[g] = self._phi(state)
         if self.record:
             self.trace[g].append((seed, []))
         if state.done:  # a turn-up won the match before anyone moved: nothing to learn, deal again
@@ -240,7 +246,7 @@ class VectorCollector(Collector):
                            "match_decisions": 0}
             decisions = 0
             for t in range(self.T):
-                decisions += self._step(t, p.points_reward)
+                decisions += self._step(t, p.points_reward, p.equity_reward)
             return self._finish(p, decisions, out)
         finally:
             torch.set_num_threads(prev_threads)
@@ -260,7 +266,15 @@ class VectorCollector(Collector):
             self.prev[g][seat] = i
         self.carry = []
 
-    def _step(self, t: int, points_reward: float) -> int:
+    def _phi(self, state: GameState) -> list[float]:
+        """Each side's match equity, 2 P(win) - 1, from the scores and the deal (the shaping potential)."""
+        eq = self.equity
+        if eq is None:
+            return []
+        sc, deal = state.scores, state.side(state.dealer)
+        return [eq.value(sc[k], sc[1 - k], deal == k) / eq.SCALE for k in (0, 1)]
+
+    def _step(self, t: int, points_reward: float, equity_reward: float = 0.0) -> int:
         B, C, n = self.B, self.C, self.n
         states = self.states
         base = C + t * B
@@ -329,6 +343,15 @@ class VectorCollector(Collector):
                         if j >= 0:
                             rewards[j] += points_reward * r
                 self.last_scores[g] = list(scores)
+                if self.equity is not None:
+                    phi, last_phi = self._phi(state), self.last_phi[g]
+                    if equity_reward:
+                        for s in range(n):
+                            j = prev[s]
+                            if j >= 0:
+                                k = state.side(s)
+                                rewards[j] += equity_reward * (phi[k] - last_phi[k])
+                    self.last_phi[g] = phi
             if state.hand_no != self.last_hand[g]:
                 self.last_hand[g] = state.hand_no
                 for j in prev:
@@ -341,10 +364,13 @@ class VectorCollector(Collector):
                 stats["wins"][kind] += state.winner == me
                 stats["hands"] += state.hand_no
                 stats["points"] += state.scores[me]
+                # with equity shaping of weight w the result keeps 1 - w: the shaping has paid
+                # w * (result - equity at the start), so a match's return is result - w * start equity
+                keep = 1.0 - equity_reward if self.equity is not None else 1.0
                 for s, r in enumerate(state.match_rewards() if self.rules.reward == "match" else [0.0] * n):
                     j = prev[s]
                     if j >= 0:
-                        rewards[j] += r
+                        rewards[j] += keep * r
                         dones[j] = True
                 self._new_game(g)
         return B

@@ -268,7 +268,7 @@ class Trainer:
                     group["lr"] = lr
                 t0 = time.perf_counter()
                 params = CollectParams(points_reward=points, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
-                                       hand_lambda=cfg.hand_lambda)
+                                       hand_lambda=cfg.hand_lambda, equity_reward=cfg.equity_reward)
                 ro = self._next_rollout(params)
                 t1 = time.perf_counter()
                 torch.set_num_threads(cfg.torch_threads)
