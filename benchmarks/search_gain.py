@@ -3,6 +3,7 @@
     python benchmarks/search_gain.py --preset yorkshire --games 60 --worlds 48 192
     python benchmarks/search_gain.py --preset yorkshire --games 60 --agents search search:infer=10,eps=0.1
     python benchmarks/search_gain.py --preset yorkshire --games 150 --positions trump --worlds 48 400
+    python benchmarks/search_gain.py --preset yorkshire --games 60 --agents search bot:yorkshire
 
 Plays heuristic self-play matches (match seeds ``500 + i``). At a random 30% of the positions with
 a choice once trump is set (``--positions trump``: at every choice before it is set, the Yorkshire
@@ -19,14 +20,15 @@ first budget. Positions are shared, so budgets are compared on the same ones.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import statistics
 import sys
-from multiprocessing import Pool
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.evaluation import _init_worker  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.search import WIN_BONUS, playout_values  # noqa: E402
@@ -89,7 +91,9 @@ def main(argv=None) -> int:
             make_agent(spec)
     except ValueError as e:
         ap.error(str(e))
-    with Pool(args.workers) as pool:
+    # spawned workers with one torch thread each, as allfours eval's: a checkpoint spec (bot:...) loads
+    # torch in this process, and forked children of a torch process can hang
+    with multiprocessing.get_context("spawn").Pool(args.workers, initializer=_init_worker) as pool:
         rows = [r for g in pool.map(game, [(args.preset, specs, 500 + i, args.positions)
                                                   for i in range(args.games)])
                 for r in g]
