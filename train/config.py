@@ -125,12 +125,13 @@ class TrainConfig:
         if not 0 <= self.equity_reward <= 1:
             raise ValueError(f"config equity_reward must be in [0, 1], got {self.equity_reward}")
         if self.equity_reward:
-            from agents.equity import equity_for_rules
+            from agents.equity import EQUITY_MAX_TARGET, equity_for_rules
 
             rules = make_rules(self.preset, **self.rules)
             if rules.reward != "match" or equity_for_rules(rules) is None:
                 raise ValueError("config equity_reward needs two sides playing whole matches to a target of at "
-                                 "most 31 with the match reward (rules reward: match, episode: match), got "
+                                 f"most {EQUITY_MAX_TARGET} with the match reward (rules reward: match, episode: "
+                                 "match), got "
                                  f"{rules.players} players, target {rules.target}, reward {rules.reward!r}, "
                                  f"episode {rules.episode!r}")
         if self.max_minutes < 0 or self.total_steps < 0:
