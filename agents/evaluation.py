@@ -140,7 +140,8 @@ def run_task(task: Task) -> dict:
     return out
 
 
-def _init_worker():
+def init_worker():
+    """Initializer of a spawned worker process that may run neural agents (evaluation, benchmarks)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:  # a neural agent must not take every core of a shared machine
         import torch
@@ -162,7 +163,7 @@ def run_tasks(tasks: list[Task], workers: int = 2, progress: bool = True, desc: 
         else:
             import multiprocessing as mp
             ctx = mp.get_context("spawn")
-            with ctx.Pool(workers, initializer=_init_worker) as pool:
+            with ctx.Pool(workers, initializer=init_worker) as pool:
                 for i, r in pool.imap_unordered(_indexed, list(enumerate(tasks)), chunksize=1):
                     results[i] = r
                     bar.update(1)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.evaluation import _init_worker  # noqa: E402
+from agents.evaluation import init_worker  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.search import WIN_BONUS, playout_values  # noqa: E402
@@ -93,7 +93,7 @@ def main(argv=None) -> int:
         ap.error(str(e))
     # spawned workers with one torch thread each, as allfours eval's: a checkpoint spec (bot:...) loads
     # torch in this process, and forked children of a torch process can hang
-    with multiprocessing.get_context("spawn").Pool(args.workers, initializer=_init_worker) as pool:
+    with multiprocessing.get_context("spawn").Pool(args.workers, initializer=init_worker) as pool:
         rows = [r for g in pool.map(game, [(args.preset, specs, 500 + i, args.positions)
                                                   for i in range(args.games)])
                 for r in g]
