@@ -3,7 +3,8 @@ traditional_2p, seven_up).
 
 Writes ``checkpoints/<NAME>.pt``: the run's best (or given) checkpoint without the optimizer
 state, the pool and the rollout state, so it stays small; everything ``load_bot`` checks
-(format, encoding version, action ids, preset, arch) is kept.
+(format, encoding version, action ids, preset, arch) is kept, and so is the provenance
+(config, progress, code version, and the settings of a ``train.distill fit``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from .checkpoint import CheckpointError, atomic_save, load_checkpoint
 
 KEEP = ("format", "format_version", "encoding_version", "obs_size", "action_ids", "arch", "model", "preset", "rules",
-        "config", "progress", "code_version", "created", "seed")
+        "config", "progress", "code_version", "created", "seed", "distill")
 CHECKPOINT_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
 
 
