@@ -8,6 +8,7 @@ from agents.neural import CHECKPOINT_DIR, load_agent
 from train import distill
 from train.checkpoint import atomic_save, load_checkpoint
 from train.network import PolicyNet
+from train.ship import ship
 
 ARGS = ["--student", "heuristic", "--search", "search:worlds=4", "--games", "2", "--seed", "123", "--no-progress"]
 
@@ -21,7 +22,9 @@ def labels(tmp_path_factory):
 
 def test_labels_do_not_depend_on_the_worker(labels):
     out, n = labels
-    distill._init("yorkshire", "heuristic", "search:worlds=4", 123)
+    threads = torch.get_num_threads()
+    distill._init("yorkshire", "heuristic", "search:worlds=4", 123)  # a worker's set-up, in this process
+    torch.set_num_threads(threads)
     games = [distill._label_game(g) for g in (0, 1, 1)]
     assert sum(len(g["obs"]) for g in games[:2]) == n
     for k in games[1]:
@@ -85,6 +88,8 @@ def test_fit_moves_the_policy_towards_the_labels(labels, tmp_path):
     assert saved["distill"]["lr"] == 3e-3 and saved["distill"]["labels"] == [str(src)]
     assert saved["distill"]["end"]["search_move"] > saved["distill"]["start"]["search_move"]
     assert "optimizer" not in saved
+    shipped = ship(tmp_path / "fit.pt", "yorkshire", out_dir=tmp_path / "ship")  # provenance survives shipping
+    assert torch.load(shipped, weights_only=True)["distill"] == saved["distill"]
 
 
 def test_bad_input_gets_a_clear_error(labels, tmp_path, capsys):
@@ -105,5 +110,7 @@ def test_bad_input_gets_a_clear_error(labels, tmp_path, capsys):
     (tmp_path / "l7" / "meta.json").write_text('{"preset": "seven_up"}')
     out = str(tmp_path / "x.pt")
     assert "labels are for preset(s) ['seven_up']" in error("fit", str(tmp_path / "l7"), "--out", out)
+    assert "--games and --workers must be at least 1" in error("label", *ARGS, "--workers", "0",
+                                                             "--out", str(tmp_path / "l0"))
     assert "--tau out of range" in error("fit", str(labels[0]), "--tau", "0", "--out", str(tmp_path / "x.pt"))
     assert not (tmp_path / "x.pt").exists()

@@ -14,7 +14,8 @@ so an interrupted run keeps what it labelled.
 
 ``fit`` fine-tunes the network of a checkpoint by cross-entropy to softmax(values / tau) over
 the legal actions of the labelled rows, plus ``anchor`` times KL(new || initial) on every row,
-and writes a checkpoint that loads as an agent. It reports, on a held-out tenth, how often the
+plus the value head's squared drift from its initial output (so the result stays a sound
+``init_from`` for PPO), and writes a checkpoint that loads as an agent. It reports, on a held-out tenth, how often the
 network's greedy move is search's and its regret (search's best value minus the value of the
 network's move, equity units).
 """
@@ -95,6 +96,8 @@ def label(a) -> int:
 
     from agents.registry import make_agent
 
+    if a.games < 1 or a.workers < 1:
+        raise ValueError(f"--games and --workers must be at least 1, got {a.games} and {a.workers}")
     for spec in (a.student, a.search):  # a bad spec: one clear error here, not one per worker
         if spec != "none":
             make_agent(spec, preset=a.preset)
