@@ -81,21 +81,28 @@ def _probs(logits: torch.Tensor, legal: list[int]) -> dict[int, float]:
     return {a: float(probs[a]) for a in legal}
 
 
+def network_from(ck: dict, path: str | Path):
+    """The ``PolicyNet`` a loaded checkpoint describes, with its weights; ValueError if they do not fit."""
+    from train.network import PolicyNet
+
+    net = PolicyNet.from_arch(ck["arch"])
+    try:
+        net.load_state_dict(ck["model"])
+    except RuntimeError as e:
+        raise ValueError(f"checkpoint {str(path)!r}: weights do not fit the network it describes: {e}") from e
+    return net
+
+
 def load_agent(path: str | Path, *, greedy: bool = True, seed: int | None = None,
                symmetrize: bool = True) -> NeuralAgent:
     """A ``NeuralAgent`` from a training checkpoint (a run folder means its best.pt, else latest.pt)."""
     from train.checkpoint import load_checkpoint
-    from train.network import PolicyNet
 
     p = Path(path)
     if p.is_dir():
         p = p / "best.pt" if (p / "best.pt").exists() else p / "latest.pt"
     ck = load_checkpoint(p)
-    net = PolicyNet.from_arch(ck["arch"])
-    try:
-        net.load_state_dict(ck["model"])
-    except RuntimeError as e:
-        raise ValueError(f"checkpoint {str(p)!r}: weights do not fit the network it describes: {e}") from e
+    net = network_from(ck, p)
     meta = {k: ck.get(k) for k in ("preset", "rules", "progress", "code_version", "config", "created")}
     meta["path"] = str(p)
     agent = NeuralAgent(net, greedy=greedy, seed=seed, preset=ck.get("preset"), meta=meta, symmetrize=symmetrize)

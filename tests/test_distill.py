@@ -112,5 +112,9 @@ def test_bad_input_gets_a_clear_error(labels, tmp_path, capsys):
     assert "labels are for preset(s) ['seven_up']" in error("fit", str(tmp_path / "l7"), "--out", out)
     assert "--games and --workers must be at least 1" in error("label", *ARGS, "--workers", "0",
                                                              "--out", str(tmp_path / "l0"))
+    bad = load_checkpoint(CHECKPOINT_DIR / "yorkshire.pt")
+    bad["arch"] = {**bad["arch"], "hidden": [32, 32]}  # weights of another shape than the arch says
+    atomic_save(bad, tmp_path / "bad.pt")
+    assert "weights do not fit" in error("fit", str(labels[0]), "--init", str(tmp_path / "bad.pt"), "--out", out)
     assert "--tau out of range" in error("fit", str(labels[0]), "--tau", "0", "--out", str(tmp_path / "x.pt"))
     assert not (tmp_path / "x.pt").exists()

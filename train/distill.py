@@ -152,8 +152,8 @@ def _load(dirs):
 def fit(a):
     import torch
 
+    from agents.neural import network_from
     from train.checkpoint import atomic_save, code_version, load_checkpoint, metadata
-    from train.network import PolicyNet
     from train.ship import KEEP
 
     for name, ok in (("tau", a.tau > 0), ("lr", a.lr > 0), ("epochs", a.epochs >= 1), ("anchor", a.anchor >= 0),
@@ -182,8 +182,7 @@ def fit(a):
     values = torch.from_numpy(np.nan_to_num(data["values"], nan=0.0))
     best = torch.where(mask, values, torch.full_like(values, -1e9)).max(1, keepdim=True).values
     target = torch.softmax(torch.where(mask, (values - best) / a.tau, torch.full_like(values, -1e9)), 1)
-    net = PolicyNet.from_arch(ck["arch"])
-    net.load_state_dict(ck["model"])
+    net = network_from(ck, a.init)
     fit_value = not net.privileged  # the value head is kept where it was (for a later init_from), if it can be
     with torch.no_grad():
         outs = [net(obs[i:i + 4096], mask[i:i + 4096], value=fit_value) for i in range(0, n, 4096)]
