@@ -28,9 +28,10 @@ AGENTS = {
     "random": (RandomAgent, {"seed": int}, "uniform over the legal actions"),
     "heuristic": (HeuristicAgent, {"seed": int}, "rule-based pub player"),
     "search": (SearchAgent, {"worlds": int, "time": float, "exact": int, "infer": int, "eps": float, "bid": int,
-                             "value": str, "pitch": int, "seed": int},
+                             "value": str, "pitch": int, "playout": str, "seed": int},
                "determinized search (worlds per move, time cap in s, exact-solve threshold in cards, "
-               "inference: candidate worlds per kept world and model noise, value: match or points)"),
+               "inference: candidate worlds per kept world and model noise, value: match or points, "
+               "playout: heuristic, or bot:<name> / a checkpoint for the searching side's play)"),
 }
 
 
@@ -79,7 +80,7 @@ def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, pl
         if seed is not None:
             agent.seed(seed)
         return agent
-    if spec.endswith(".pt") or os.path.isfile(spec):
+    if (spec.endswith(".pt") or os.path.isfile(spec)) and spec.partition(":")[0].strip().lower() not in AGENTS:
         if not os.path.isfile(spec):
             raise ValueError(f"checkpoint {spec!r} not found")
         from .neural import load_agent

@@ -33,7 +33,13 @@ world's hidden stock is dealt when the pack is run) or left to the heuristic (``
 world up to k times until the heuristic would have pitched the same card from the pitcher's hand
 in it (its best trump suit, the ace when it holds it).
 
-Spec: ``search`` or ``search:worlds=48,time=0,exact=0,infer=0,eps=0.3,bid=1,value=match,pitch=0,seed=...``
+``playout=bot:<name>`` (or a checkpoint path; ``heuristic`` by default): in the playouts the
+searching side plays that network greedily and the other seats the heuristic, a one-step
+improvement over the network instead of over the heuristic (``agents/playout.py``; every world's
+games stepped in lockstep with batched forward passes, about 1.6 times the time a move).
+
+Spec: ``search`` or
+``search:worlds=48,time=0,exact=0,infer=0,eps=0.3,bid=1,value=match,pitch=0,playout=heuristic,seed=...``
 (``time`` > 0 caps seconds per move, stopping early once it is spent; a worlds-only budget is
 fully deterministic under the agent's seed).
 """
@@ -548,8 +554,15 @@ class SearchAgent(Agent):
 
     def __init__(self, worlds: int = DEFAULT_WORLDS, time: float = 0.0, exact: int | None = None,
                  infer: int = DEFAULT_INFER, eps: float = 0.3, bid: int = 1, value: str = DEFAULT_VALUE,
-                 pitch: int = DEFAULT_PITCH, seed: int | None = None):
+                 pitch: int = DEFAULT_PITCH, playout: str = "heuristic", seed: int | None = None):
         super().__init__(seed)
+        if not isinstance(playout, str) or not playout.strip():
+            raise ValueError(f"search playout must be 'heuristic', bot:<name> or a checkpoint path, got {playout!r}")
+        self.playout = playout.strip()
+        self._net_playout = None
+        if self.playout != "heuristic":
+            from .playout import NetworkPlayout
+            self._net_playout = NetworkPlayout(self.playout)
         if value not in ("points", "match"):
             raise ValueError(f"search value must be 'points' (the hand's points, plus {WIN_BONUS} for winning the "
                              f"match) or 'match' (match equity), got {value!r}")
@@ -605,12 +618,41 @@ class SearchAgent(Agent):
         done = 0.0
         big = not exact_reachable(state, exact)
         eq = self.equity_for(state)
+        if big and self._net_playout is not None:
+            return self._network_values(state, seat, legal, worlds, eq, deadline)
         for world, mult in worlds:
             vals = (playout_values(world, seat, legal, self.heuristic, eq) if big
                     else solve(world, seat, legal, exact=exact, equity=eq))
             for a, v in vals.items():
                 totals[a] += v * mult
             done += mult
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        return {a: t / done for a, t in totals.items()}
+
+    def _network_values(self, state, seat, legal, worlds, eq, deadline) -> dict[int, float]:
+        """``action_values`` with the network playing the searching side (``agents.playout``), 16
+        worlds at a time so that a time cap can stop it between batches."""
+        totals = dict.fromkeys(legal, 0.0)
+        done = 0.0
+        hand_no, my = state.hand_no, state.side(seat)
+        worlds = iter(worlds)
+        while True:
+            batch = [x for _, x in zip(range(16), worlds)]
+            if not batch:
+                break
+            games = []
+            for w, _ in batch:
+                for a in legal:
+                    g = w.clone()
+                    g.apply(a)
+                    games.append(g)
+            self._net_playout.play_out(games, my, self.heuristic)
+            values = iter(_final_value(g, seat, hand_no, eq) for g in games)
+            for _, m in batch:
+                for a in legal:
+                    totals[a] += next(values) * m
+                done += m
             if deadline is not None and time.perf_counter() > deadline:
                 break
         return {a: t / done for a, t in totals.items()}
