@@ -7,7 +7,7 @@ policy improvement over the network rather than over the heuristic.
 
 Every (world, action) game of one decision is stepped in lockstep: at each step the games whose
 seat to move is on the searching side are encoded together (``train.features.encode_batch``) and
-go through one forward pass, so a decision costs about 1.5 times a heuristic-playout one.
+go through one forward pass, so a decision costs about 1.4 times a heuristic-playout one.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .base import Agent
 
 class NetworkPlayout:
     """A network's greedy play for the searching side, in batches: the raw network, or with
-    ``:sym=1`` averaged over the suit relabellings as a bot plays (4 times the cost of a move)."""
+    ``:sym=1`` averaged over the suit relabellings as a bot plays (6 times the cost of a move)."""
 
     def __init__(self, spec: str, preset: str | None = None):
         from .registry import _neural_options, make_agent
@@ -33,7 +33,7 @@ class NetworkPlayout:
             raise ValueError(f"search playout {spec!r} is not a network: give 'heuristic', bot:<name> or a checkpoint")
         self.spec = spec
         self.net = net.eval()
-        # the raw network unless the spec asks for ``:sym=1``: averaging costs 4 times as much a move
+        # the raw network unless the spec asks for ``:sym=1``: averaging costs 6 times as much a move
         self.symmetrize = _neural_options(spec)[1].get("symmetrize", False)
         self.preset = getattr(agent, "preset", None)
         self.players = ((getattr(agent, "meta", None) or {}).get("rules") or {}).get("players")

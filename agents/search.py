@@ -36,7 +36,7 @@ in it (its best trump suit, the ace when it holds it).
 ``playout=bot:<name>`` (or a checkpoint path; ``heuristic`` by default): in the playouts the
 searching side plays that network greedily and the other seats the heuristic, a one-step
 improvement over the network instead of over the heuristic (``agents/playout.py``; every world's
-games stepped in lockstep with batched forward passes, about 1.6 times the time a move).
+games stepped in lockstep with batched forward passes, about 1.4 times the time a move).
 
 Spec: ``search`` or
 ``search:worlds=48,time=0,exact=0,infer=0,eps=0.3,bid=1,value=match,pitch=0,playout=heuristic,seed=...``
@@ -631,14 +631,15 @@ class SearchAgent(Agent):
         return {a: t / done for a, t in totals.items()}
 
     def _network_values(self, state, seat, legal, worlds, eq, deadline) -> dict[int, float]:
-        """``action_values`` with the network playing the searching side (``agents.playout``), 16
-        worlds at a time so that a time cap can stop it between batches."""
+        """``action_values`` with the network playing the searching side (``agents.playout``): all
+        worlds in one lockstep batch, or 16 at a time under a time cap so that it can stop between."""
         totals = dict.fromkeys(legal, 0.0)
         done = 0.0
         hand_no, my = state.hand_no, state.side(seat)
         worlds = iter(worlds)
+        chunk = 16 if deadline is not None else self.worlds
         while True:
-            batch = [x for _, x in zip(range(16), worlds)]
+            batch = [x for _, x in zip(range(chunk), worlds)]
             if not batch:
                 break
             games = []

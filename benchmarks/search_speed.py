@@ -1,6 +1,7 @@
 """Speed of the ``search`` agent: moves per second (and seconds per move) at each budget.
 
     python benchmarks/search_speed.py [--specs search:worlds=16 search ...] [--repeats 3] [--hands 2]
+                                      [--presets yorkshire traditional seven_up]
 
 For each preset and budget (an agent spec) it replays the same positions: side 0's decisions
 over the first ``--hands`` hands of two heuristic self-play matches, with only-one-legal-action
@@ -57,10 +58,16 @@ def main(argv=None) -> int:
                                                     "search:worlds=192", "search:worlds=16,exact=16"])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--hands", type=int, default=2)
+    ap.add_argument("--presets", nargs="+", choices=[p for p, _ in CASES], default=[p for p, _ in CASES],
+                    help="presets to measure (a spec with playout=bot:<name> fits only its own preset)")
     args = ap.parse_args(argv)
+    if args.repeats < 1 or args.hands < 1:
+        ap.error(f"--repeats and --hands must be at least 1, got {args.repeats} and {args.hands}")
     print("| preset | agent | positions | moves/s | s/move |")
     print("| --- | --- | ---: | ---: | ---: |")
     for preset, options in CASES:
+        if preset not in args.presets:
+            continue
         pos = positions(preset, options, args.hands)
         for spec in args.specs:
             mps, spm = rate(spec, pos, args.repeats)

@@ -108,3 +108,15 @@ def test_bad_playout_specs():
         make_agent("search:playout=bot:seven_up").act(g, g.current)
     with pytest.raises(ValueError, match="playout must be"):
         SearchAgent(playout="")
+
+
+def test_time_cap_stops_network_playouts_between_batches():
+    """With ``time`` the worlds go in batches of 16 and the cap stops the move after one batch
+    (10,000 worlds uncapped would take minutes)."""
+    import time
+
+    state = _mid_hand("yorkshire", 5, 9)
+    agent = SearchAgent(worlds=10_000, time=0.05, playout="bot:yorkshire", seed=0)
+    t = time.perf_counter()
+    assert state.is_legal(agent.act(state, state.current))
+    assert time.perf_counter() - t < 5
