@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import time
+
 import pytest
 
 from agents.heuristic import HeuristicAgent
@@ -57,7 +60,6 @@ def test_network_playout_values_are_the_mean_over_worlds():
     assert set(values) == set(state.legal_actions())
     # the same worlds, drawn again from the same seed, played out one game at a time
     again = SearchAgent(worlds=5, playout="bot:yorkshire", seed=4)
-    import random
     rng = random.Random(again.rng.getrandbits(64))
     eq = again.equity_for(state)
     play = NetworkPlayout("bot:yorkshire")
@@ -113,8 +115,6 @@ def test_bad_playout_specs():
 def test_time_cap_stops_network_playouts_between_batches():
     """With ``time`` the worlds go in batches of 16 and the cap stops the move after one batch
     (10,000 worlds uncapped would take minutes)."""
-    import time
-
     state = _mid_hand("yorkshire", 5, 9)
     agent = SearchAgent(worlds=10_000, time=0.05, playout="bot:yorkshire", seed=0)
     t = time.perf_counter()
