@@ -24,10 +24,10 @@ class NetworkPlayout:
     """A network's greedy play for the searching side, in batches: the raw network, or with
     ``:sym=1`` averaged over the suit relabellings as a bot plays (6 times the cost of a move)."""
 
-    def __init__(self, spec: str, preset: str | None = None):
+    def __init__(self, spec: str):
         from .registry import _neural_options, make_agent
 
-        agent = make_agent(spec, preset=preset or "yorkshire")
+        agent = make_agent(spec)
         net = getattr(agent, "net", None)
         if net is None:
             raise ValueError(f"search playout {spec!r} is not a network: give 'heuristic', bot:<name> or a checkpoint")
