@@ -2,10 +2,16 @@
 
     python benchmarks/random_ceiling.py --preset seven_up --deals 1000
     python benchmarks/random_ceiling.py --preset yorkshire --players clairvoyant --opponent heuristic
+    python benchmarks/random_ceiling.py --preset yorkshire --players search partner --opponent heuristic --deals 500
 
 * ``heuristic``: the rule-based player;
 * ``search-play``: the heuristic's trump decisions and Yorkshire pitch, the search agent's card
   play (``search:worlds=32``), the part of search that gains against random;
+* ``search``: the ``search`` agent at its default budget, for comparison on the same deals;
+* ``partner`` (four players): ``search`` that also reads its partner's hand: its worlds deal only
+  the opponents' hands afresh. Not a fair player: a side playing with open hands to each other,
+  a ceiling for what better inference of the partner's cards could give; ``partner-play`` pitches
+  as ``search`` does and reads its partner's hand only once trump is set;
 * ``clairvoyant``: reads every hand: values each legal action by a heuristic playout in the real
   deal (search with its one world being the truth). Not a fair player; a rough ceiling.
 
@@ -30,9 +36,11 @@ from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
 from allfours_env import make_rules  # noqa: E402
+from allfours_env.cards import mask_to_list  # noqa: E402
 from allfours_env.engine import PLAY  # noqa: E402
+from allfours_env.sampling import _assign, hidden_cards  # noqa: E402
 
-PLAYERS = ("heuristic", "search-play", "clairvoyant")
+PLAYERS = ("heuristic", "search-play", "search", "partner", "partner-play", "clairvoyant")
 
 
 class SearchPlay(Agent):
@@ -59,8 +67,40 @@ class Clairvoyant(SearchAgent):
         return [(state.clone(), 1)]
 
 
+class PartnerSight(SearchAgent):
+    """Search whose worlds keep the partner's real hand (and its own, even while the Yorkshire
+    pitcher's partner may not look): only the opponents' hands and the undealt cards are dealt
+    afresh, respecting the voids they have shown. A cheat, for reference only. ``play_only``:
+    pitch as ``search`` does, and read the partner's hand only once trump is set."""
+
+    def __init__(self, play_only: bool = False, **kw):
+        super().__init__(**kw)
+        self.play_only = play_only
+
+    def _draw(self, state, seat, rng):
+        if self.play_only and state.trump < 0:
+            return super()._draw(state, seat, rng)
+        n, partner = state.n, (seat + 2) % state.n
+        pool = hidden_cards(state, seat) & ~(state.hands[seat] | state.hands[partner])
+        opps = [s for s in range(n) if s % 2 != seat % 2 and state.hands[s]]
+        caps = [state.hands[s].bit_count() for s in opps]
+        spare = pool.bit_count() - sum(caps)
+        assign = _assign(mask_to_list(pool), caps + [spare], [state.voids[s] for s in opps] + [0], rng)
+        w = state.clone()
+        w.seed = rng.getrandbits(63)
+        w._legal = -1
+        for s, cards in zip(opps, assign):
+            w.hands[s] = sum(1 << c for c in cards)
+            w.dealt[s] = w.hands[s] | state.played_by[s]
+        if state.stock:  # Yorkshire never turns a card up, so the stock is just the undealt cards
+            w.stock = assign[-1]
+        return w
+
+
 def make(name: str) -> Agent:
-    makers = {"heuristic": HeuristicAgent, "search-play": SearchPlay, "clairvoyant": lambda: Clairvoyant(worlds=1)}
+    makers = {"heuristic": HeuristicAgent, "search-play": SearchPlay, "search": SearchAgent,
+              "partner": PartnerSight,
+              "partner-play": lambda: PartnerSight(play_only=True), "clairvoyant": lambda: Clairvoyant(worlds=1)}
     return makers[name]()
 
 
@@ -84,6 +124,8 @@ def main(argv=None) -> int:
                     help="whom they play (heuristic: how far above the baseline a player could get)")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
+    if {"partner", "partner-play"} & set(args.players) and args.preset != "yorkshire":
+        ap.error("the partner player is for yorkshire only (four players, no stock to rebuild)")
     print(f"| preset | player | matches vs {args.opponent} | win rate | 95% CI |\n| --- | --- | ---: | ---: | --- |")
     with Pool(args.workers) as pool:
         for name in args.players:

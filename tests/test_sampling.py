@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
+from pathlib import Path
 
 import pytest
 
@@ -158,3 +160,23 @@ def test_assignment_helpers_respect_forbidden_suits():
             for h, part in enumerate(out):
                 assert len(part) == 2
                 assert all(not forbid[h] >> (c // 13) & 1 for c in part)
+
+
+def test_partner_sight_worlds_keep_the_partner_hand():
+    """The `partner` reference player of benchmarks/random_ceiling.py deals only the opponents'
+    hands afresh: every world keeps both hands of its side and is otherwise a consistent world."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "random_ceiling.py"
+    spec = importlib.util.spec_from_file_location("random_ceiling", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    agent, rng = mod.PartnerSight(seed=0), random.Random(11)
+    count, moved = 0, 0
+    for st in _positions("yorkshire", {}):
+        for seat in range(st.n):
+            w = agent._draw(st, seat, rng)
+            _check_world(st, w, seat)
+            for s in (seat, (seat + 2) % 4):
+                assert w.hands[s] == st.hands[s] and w.dealt[s] == st.dealt[s]
+            moved += any(w.hands[s] != st.hands[s] for s in ((seat + 1) % 4, (seat + 3) % 4))
+            count += 1
+    assert count > 100 and moved > count // 2
