@@ -36,7 +36,7 @@ from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
 from allfours_env import make_rules  # noqa: E402
-from allfours_env.cards import mask_to_list  # noqa: E402
+from allfours_env.cards import mask_of, mask_to_list  # noqa: E402
 from allfours_env.engine import PLAY  # noqa: E402
 from allfours_env.sampling import _assign, hidden_cards  # noqa: E402
 
@@ -90,7 +90,7 @@ class PartnerSight(SearchAgent):
         w.seed = rng.getrandbits(63)
         w._legal = -1
         for s, cards in zip(opps, assign):
-            w.hands[s] = sum(1 << c for c in cards)
+            w.hands[s] = mask_of(cards)
             w.dealt[s] = w.hands[s] | state.played_by[s]
         if state.stock:  # Yorkshire never turns a card up, so the stock is just the undealt cards
             w.stock = assign[-1]
