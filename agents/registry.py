@@ -28,10 +28,12 @@ AGENTS = {
     "random": (RandomAgent, {"seed": int}, "uniform over the legal actions"),
     "heuristic": (HeuristicAgent, {"seed": int}, "rule-based pub player"),
     "search": (SearchAgent, {"worlds": int, "time": float, "exact": int, "infer": int, "eps": float, "bid": int,
-                             "value": str, "pitch": int, "playout": str, "seed": int},
+                             "value": str, "pitch": int, "playout": str, "prefer": float,
+                             "seed": int},
                "determinized search (worlds per move, time cap in s, exact-solve threshold in cards, "
                "inference: candidate worlds per kept world and model noise, value: match or points, "
-               "playout: heuristic, or bot:<name> / a checkpoint for the searching side's play)"),
+               "playout: heuristic, or bot:<name> / a checkpoint for the searching side's play, "
+               "prefer: the heuristic move's head start in match-win probability)"),
 }
 
 

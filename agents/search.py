@@ -546,6 +546,18 @@ class _Solver:
         return v
 
 
+class SidePolicy(Agent):
+    """Plays ``mine`` for the seats of side ``side`` and ``theirs`` for the others: a playout
+    policy for a search that models its own side and the opponents differently."""
+
+    def __init__(self, side: int, mine: Agent, theirs: Agent):
+        super().__init__()
+        self.side_, self.mine, self.theirs = side, mine, theirs
+
+    def act(self, state: GameState, seat: int) -> int:
+        return (self.mine if state.side(seat) == self.side_ else self.theirs).act(state, seat)
+
+
 class SearchAgent(Agent):
     """Determinized search: sample worlds, value each action in each (heuristic playouts by default,
     exact alpha-beta near the end with `exact`), play the best average action."""
@@ -554,8 +566,13 @@ class SearchAgent(Agent):
 
     def __init__(self, worlds: int = DEFAULT_WORLDS, time: float = 0.0, exact: int | None = None,
                  infer: int = DEFAULT_INFER, eps: float = 0.3, bid: int = 1, value: str = DEFAULT_VALUE,
-                 pitch: int = DEFAULT_PITCH, playout: str = "heuristic", seed: int | None = None):
+                 pitch: int = DEFAULT_PITCH, playout: str = "heuristic", prefer: float = 0.0,
+                 seed: int | None = None):
         super().__init__(seed)
+        if not isinstance(prefer, (int, float)) or prefer < 0:
+            raise ValueError(f"search prefer must be a number >= 0 (the heuristic move's head start, in match-win "
+                             f"probability with value=match, in hand points with value=points), got {prefer!r}")
+        self.prefer = float(prefer)
         if not isinstance(playout, str) or not playout.strip():
             raise ValueError(f"search playout must be 'heuristic', bot:<name> or a checkpoint path, got {playout!r}")
         self.playout = playout.strip()
@@ -603,6 +620,11 @@ class SearchAgent(Agent):
         if state.phase != PLAY and not self.bid:
             return self.heuristic.act(state, seat)
         values = self.action_values(state, seat, legal)
+        if self.prefer:
+            # The sampled means are noisy: the heuristic's move needs beating by a margin, so that
+            # search leaves it on evidence rather than on the luck of the worlds drawn.
+            eq = self.equity_for(state)
+            values[self.heuristic.act(state, seat)] += self.prefer * (2 * eq.SCALE if eq is not None else 1)
         best = max(values.values())
         return min(a for a, v in values.items() if v == best)
 
@@ -620,8 +642,9 @@ class SearchAgent(Agent):
         eq = self.equity_for(state)
         if big and self._net_playout is not None:
             return self._network_values(state, seat, legal, worlds, eq, deadline)
+        policy = self._playout_policy(state, seat)
         for world, mult in worlds:
-            vals = (playout_values(world, seat, legal, self.heuristic, eq) if big
+            vals = (playout_values(world, seat, legal, policy, eq) if big
                     else solve(world, seat, legal, exact=exact, equity=eq))
             for a, v in vals.items():
                 totals[a] += v * mult
@@ -657,6 +680,10 @@ class SearchAgent(Agent):
             if deadline is not None and time.perf_counter() > deadline:
                 break
         return {a: t / done for a, t in totals.items()}
+
+    def _playout_policy(self, state: GameState, seat: int) -> Agent:
+        """Who plays every seat in a playout: the heuristic (a subclass may model the others)."""
+        return self.heuristic
 
     def equity_for(self, state: GameState) -> MatchEquity | None:
         """The match equity table to value worlds by, or None to value them by points: with

@@ -1,6 +1,7 @@
 """How often can anyone beat ``random`` (or ``heuristic``)? Match win rates of three players.
 
     python benchmarks/random_ceiling.py --preset seven_up --deals 1000
+    python benchmarks/random_ceiling.py --preset seven_up --players heuristic model --deals 500
     python benchmarks/random_ceiling.py --preset yorkshire --players clairvoyant --opponent heuristic
     python benchmarks/random_ceiling.py --preset yorkshire --players search partner --opponent heuristic --deals 500
 
@@ -8,6 +9,9 @@
 * ``search-play``: the heuristic's trump decisions and Yorkshire pitch, the search agent's card
   play (``search:worlds=32``), the part of search that gains against random;
 * ``search``: the ``search`` agent at its default budget, for comparison on the same deals;
+* ``model``: search (192 worlds) whose playouts play the other side as the opponent really
+  plays, uniformly at random against ``random``: a fair player that knows exactly how its
+  opponent plays, which no pub player does (against ``heuristic`` it is ``search`` at 192 worlds);
 * ``partner`` (four players): ``search`` that also reads its partner's hand: its worlds deal only
   the opponents' hands afresh. Not a fair player: a side playing with open hands to each other,
   a ceiling for what better inference of the partner's cards could give; ``partner-play`` pitches
@@ -34,13 +38,13 @@ from agents.base import Agent  # noqa: E402
 from agents.evaluation import play_match, wilson  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
-from agents.search import SearchAgent  # noqa: E402
+from agents.search import SearchAgent, SidePolicy  # noqa: E402
 from allfours_env import make_rules  # noqa: E402
 from allfours_env.cards import mask_of, mask_to_list  # noqa: E402
 from allfours_env.engine import PLAY  # noqa: E402
 from allfours_env.sampling import _assign, hidden_cards  # noqa: E402
 
-PLAYERS = ("heuristic", "search-play", "search", "partner", "partner-play", "clairvoyant")
+PLAYERS = ("heuristic", "search-play", "search", "model", "partner", "partner-play", "clairvoyant")
 
 
 class SearchPlay(Agent):
@@ -58,6 +62,25 @@ class SearchPlay(Agent):
     def act(self, state, seat):
         play = state.phase == PLAY and state.trump >= 0
         return (self.s if play else self.h).act(state, seat)
+
+
+class OpponentModel(SearchAgent):
+    """Search whose playouts play the other side as the opponent really plays: uniformly at
+    random against ``random``. A fair player that knows its opponent's policy exactly."""
+
+    def __init__(self, opponent: str = "random", worlds: int = 192, **kw):
+        super().__init__(worlds=worlds, **kw)
+        self.opponent = opponent
+        self.model = RandomAgent()
+
+    def seed(self, seed):
+        super().seed(seed)
+        self.model.seed(None if seed is None else seed + 1)
+
+    def _playout_policy(self, state, seat):
+        if self.opponent != "random":
+            return self.heuristic
+        return SidePolicy(state.side(seat), self.heuristic, self.model)
 
 
 class Clairvoyant(SearchAgent):
@@ -97,8 +120,9 @@ class PartnerSight(SearchAgent):
         return w
 
 
-def make(name: str) -> Agent:
+def make(name: str, opponent: str = "random") -> Agent:
     makers = {"heuristic": HeuristicAgent, "search-play": SearchPlay, "search": SearchAgent,
+              "model": lambda: OpponentModel(opponent),
               "partner": PartnerSight,
               "partner-play": lambda: PartnerSight(play_only=True), "clairvoyant": lambda: Clairvoyant(worlds=1)}
     return makers[name]()
@@ -106,7 +130,7 @@ def make(name: str) -> Agent:
 
 def deal(args) -> int:
     preset, name, seed, opponent = args
-    a, r = make(name), (RandomAgent() if opponent == "random" else HeuristicAgent())
+    a, r = make(name, opponent), (RandomAgent() if opponent == "random" else HeuristicAgent())
     n = make_rules(preset).players
     wins = 0
     for a_side in (0, 1):

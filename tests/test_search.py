@@ -207,3 +207,81 @@ def test_yorkshire_worlds_agree_with_the_pitch():
     assert agree[30] == 40 and agree[0] < 30
     t = GameState.new("traditional", seed=0)
     assert _pitched(t, t.current) is None  # a turned-up trump has no pitch
+
+
+def test_prefer_keeps_the_heuristic_move_unless_beaten_by_the_margin():
+    """`prefer` is the heuristic move's head start: a margin of a whole match win (more than any
+    value differs by) makes search play the heuristic's move everywhere; without it, search leaves
+    that move somewhere, and a smaller margin changes only the near-ties."""
+    from agents.heuristic import HeuristicAgent
+    h, r = HeuristicAgent(), RandomAgent(seed=3)
+    st = GameState.new("seven_up", seed=4)
+    plain, kept, left, checked = SearchAgent(worlds=8, seed=1), 0, 0, 0
+    while not st.done and st.hand_no < 3:
+        seat, legal = st.current, st.legal_actions()
+        if len(legal) > 1:
+            heur = h.act(st, seat)
+            assert SearchAgent(worlds=8, prefer=1.0, seed=1).act(st, seat) == heur
+            before = plain.rng.getstate()
+            vals = plain.action_values(st, seat, legal)
+            best = max(vals, key=lambda a: (vals[a], -a))
+            gap = (vals[best] - vals[heur]) / 2000  # match equity: 2 P(win) - 1, times 1000
+            small = SearchAgent(worlds=8, prefer=0.01, seed=1)
+            small.rng.setstate(before)  # the same worlds as `plain` drew
+            assert small.act(st, seat) == (heur if gap <= 0.01 else best)
+            kept += best != heur and gap <= 0.01
+            left += best != heur and gap > 0.01
+            checked += 1
+        st.apply(r(st, seat))
+    assert checked > 10 and kept > 0 and left > 0  # both sides of the margin were tried
+    with pytest.raises(ValueError, match="prefer"):
+        SearchAgent(prefer=-0.1)
+
+
+def test_opponent_model_playouts_play_the_other_side_at_random():
+    """The `model` reference player of benchmarks/random_ceiling.py plays its own side's seats with
+    the heuristic in its playouts and the other side's uniformly at random."""
+    import importlib.util
+    from pathlib import Path
+
+    from agents.heuristic import HeuristicAgent
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "random_ceiling.py"
+    spec = importlib.util.spec_from_file_location("random_ceiling", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    agent, h = mod.OpponentModel(seed=0), HeuristicAgent()
+    against_heuristic = mod.OpponentModel("heuristic")  # then it is plain search
+    assert against_heuristic._playout_policy(GameState.new("seven_up", seed=0), 0) is against_heuristic.heuristic
+    st, r = GameState.new("seven_up", seed=6), RandomAgent(seed=2)
+    seen_own = seen_other = 0
+    while not st.done and st.hand_no < 2:
+        seat, legal = st.current, st.legal_actions()
+        if len(legal) > 2:
+            policy = agent._playout_policy(st, 1 - seat)  # searching for the other seat
+            picks = {policy.act(st, seat) for _ in range(40)}
+            assert picks <= set(legal) and len(picks) > 1  # the opponent seat plays at random
+            own = agent._playout_policy(st, seat)
+            assert {own.act(st, seat) for _ in range(5)} == {h.act(st, seat)}
+            seen_own += 1
+            seen_other += 1
+        st.apply(r(st, seat))
+    assert seen_own > 3 and seen_other > 3
+
+
+def test_nested_search_of_the_gain_benchmark():
+    """`nested:OxI` in benchmarks/search_gain.py plays its own side with the inner search in its
+    playouts and the opponents with the heuristic; a malformed spec is a clear error."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_gain.py"
+    spec = importlib.util.spec_from_file_location("search_gain", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    agent = mod.make("nested:3x2", seed=0)
+    assert (agent.worlds, agent.inner.worlds) == (3, 2)
+    st = GameState.new("yorkshire", seed=1)
+    policy = agent._playout_policy(st, 1)
+    assert policy.mine is agent.inner and policy.theirs is agent.heuristic and policy.side_ == 1
+    for bad in ("nested:3", "nested:0x2", "nested:ax2"):
+        with pytest.raises(ValueError, match="nested:OxI"):
+            mod.make(bad)
