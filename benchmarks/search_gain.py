@@ -18,8 +18,8 @@ valued in points), with a 95% interval, and the same paired difference between t
 first budget. Positions are shared, so budgets are compared on the same ones.
 
 ``nested:OxI`` is a two-level search, for this benchmark only: ``O`` worlds whose playouts play the
-searching side with ``search:worlds=I`` (the opponents with the heuristic), about 0.5-1 s a move on
-Yorkshire. The real deal values its pick with heuristic play below it, as it does every pick.
+searching side with ``search:worlds=I`` (the opponents with the heuristic), 0.8 s a move on Yorkshire
+(``benchmarks/search_speed.py``). The real deal values its pick with heuristic play below it, as it does every pick.
 """
 
 from __future__ import annotations

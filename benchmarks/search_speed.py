@@ -2,6 +2,9 @@
 
     python benchmarks/search_speed.py [--specs search:worlds=16 search ...] [--repeats 3] [--hands 2]
                                       [--presets yorkshire traditional seven_up]
+    python benchmarks/search_speed.py --presets yorkshire --specs search nested:24x8
+
+``nested:OxI`` is the two-level search of ``benchmarks/search_gain.py``.
 
 For each preset and budget (an agent spec) it replays the same positions: side 0's decisions
 over the first ``--hands`` hands of two heuristic self-play matches, with only-one-legal-action
@@ -18,9 +21,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from search_gain import make  # noqa: E402  (agent specs, and nested:OxI)
 
 from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
 from allfours_env import GameState  # noqa: E402
 
 CASES = (("yorkshire", {}), ("traditional", {}), ("seven_up", {}))
@@ -43,7 +48,7 @@ def positions(preset: str, options: dict, hands: int, matches: int = 2) -> list[
 def rate(spec: str, pos: list, repeats: int) -> tuple[float, float]:
     runs = []
     for r in range(repeats):
-        agent = make_agent(spec, seed=r)
+        agent = make(spec, seed=r)
         t = time.perf_counter()
         for st, seat in pos:
             agent.act(st, seat)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from pathlib import Path
 
 import pytest
 
@@ -162,13 +160,10 @@ def test_assignment_helpers_respect_forbidden_suits():
                 assert all(not forbid[h] >> (c // 13) & 1 for c in part)
 
 
-def test_partner_sight_worlds_keep_the_partner_hand():
+def test_partner_sight_worlds_keep_the_partner_hand(benchmark_module):
     """The `partner` reference player of benchmarks/random_ceiling.py deals only the opponents'
     hands afresh: every world keeps both hands of its side and is otherwise a consistent world."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "random_ceiling.py"
-    spec = importlib.util.spec_from_file_location("random_ceiling", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = benchmark_module("random_ceiling")
     agent, rng = mod.PartnerSight(seed=0), random.Random(11)
     count, moved = 0, 0
     for st in _positions("yorkshire", {}):
