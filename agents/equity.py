@@ -9,7 +9,7 @@ Game), stopping at the target as the engine does, the deal passing to the other 
 hand.
 
 The hand distribution is sampled once per preset by heuristic self-play and shipped as a small
-JSON file (``agents/data/hands_<name>.json``, made by ``python -m agents.equity_sample``);
+JSON file (``agents/data/hands_<name>.json``, made by ``python -m allfours.agents.equity_sample``);
 the table is built from it for any target at first use. It treats hands as independent of the
 score, which they nearly are (only the trump decisions look at it).
 """
@@ -80,7 +80,7 @@ def load_outcomes(name: str) -> Counter:
         return Counter({tuple(tuple(x) for x in o): n for o, n in data["outcomes"]})
     except FileNotFoundError:
         raise ValueError(f"no hand distribution {name!r} ({path} is missing; "
-                         f"make it with `python -m agents.equity_sample`)") from None
+                         f"make it with `python -m allfours.agents.equity_sample`)") from None
     except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{path} is not a valid hand distribution: {e}") from None
 

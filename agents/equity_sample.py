@@ -1,7 +1,7 @@
 """Sample the hand distributions behind search's match equity (``agents/equity.py``).
 
-    python -m agents.equity_sample                 # all four, 20,000 heuristic self-play matches each
-    python -m agents.equity_sample --names seven_up --matches 2000
+    python -m allfours.agents.equity_sample                 # all four, 20,000 heuristic self-play matches each
+    python -m allfours.agents.equity_sample --names seven_up --matches 2000
 
 Writes ``agents/data/hands_<name>.json``: each distinct hand outcome (its awards in scoring order,
 as (side relative to the dealer's side, points)) with how often it happened.

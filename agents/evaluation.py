@@ -13,7 +13,7 @@ Every pairing of a run uses the same game seeds, so all agents meet the same dea
 not depend on the number of worker processes: each match's seeds derive from the run seed and
 the match's place in the schedule only.
 
-    from agents.evaluation import evaluate_pairing, round_robin
+    from allfours.agents.evaluation import evaluate_pairing, round_robin
     res = round_robin(["search", "heuristic", "random"], preset="yorkshire", matches=400, seed=0)
 """
 

@@ -26,10 +26,8 @@ bots are code, served by ``allfours serve`` / ``allfours bot`` instead.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import sys
 import warnings
 from pathlib import Path
 
@@ -37,14 +35,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from allfours_env import ENCODING_VERSION, OBS_SIZE, GameState, __version__, action_name, encode, seat_view
+from allfours_env import OBS_SIZE, GameState, encode, seat_view
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import PLAY
-from allfours_env.observation import VIEWS
-from allfours_env.rules import OPTION_NAMES, PRESETS, make_rules
 
-CARD_FORMAT = "allfours-onnx-policy"
-CARD_FORMAT_VERSION = 1
+from . import neural
+from .model_card import model_card, rules_of, symmetrized
+from .registry import make_agent
+
 OPSET = 17
 INPUTS = ("observation", "action_mask")
 OUTPUTS = ("probabilities", "logits")
@@ -71,73 +69,16 @@ class OnnxPolicy(nn.Module):
 
 def load_policy(spec: str, preset: str | None = None):
     """A neural agent from a spec: ``bot:<name>``, a checkpoint path, or anything ``agents.registry`` knows."""
-    from agents import neural
     if spec.startswith("bot:"):
         agent = neural.load_bot(spec.split(":", 1)[1])
     elif Path(spec).exists():
         agent = neural.load_agent(spec)
     else:
-        try:
-            from agents.registry import make_agent
-        except ImportError:
-            raise ValueError(f"{spec!r} is neither a checkpoint file nor bot:<name>") from None
         agent = make_agent(spec, preset=preset or "yorkshire", seed=0)
     if not isinstance(getattr(agent, "net", None), nn.Module):
         raise ValueError(f"{spec!r} is not a policy network (it is {type(agent).__name__}): only trained neural bots "
                          "can be exported; serve the others with `allfours serve` or `allfours bot`")
     return agent
-
-
-def _rules_of(agent, preset: str | None):
-    meta = getattr(agent, "meta", None) or {}
-    preset = preset or getattr(agent, "preset", None) or meta.get("preset") or "yorkshire"
-    opts = {}
-    rules = meta.get("rules")
-    if isinstance(rules, dict) and rules.get("preset", preset) == preset:
-        opts = {k: v for k, v in rules.items() if k in OPTION_NAMES}
-        if not opts.get("low_cut_deals"):
-            opts.pop("low_cut_deals", None)
-    try:
-        return make_rules(preset, **opts)
-    except ValueError:
-        return make_rules(preset)
-
-
-def model_card(agent, preset: str | None = None) -> dict:
-    """The model card of a neural agent (no test vectors): what a frontend needs to run its policy."""
-    rules = _rules_of(agent, preset)
-    meta = getattr(agent, "meta", None) or {}
-    net = agent.net
-    progress = meta.get("progress") if isinstance(meta.get("progress"), dict) else {}
-    return {
-        "format": CARD_FORMAT, "format_version": CARD_FORMAT_VERSION,
-        "name": getattr(agent, "name", "neural"),
-        "preset": rules.preset, "rules": rules.to_dict(),
-        "encoding_version": ENCODING_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
-        "action_ids": [action_name(a) for a in range(NUM_ACTIONS)],
-        "views": {k: [start, list(shape)] for k, (start, shape) in VIEWS.items()},
-        "inputs": {"observation": {"dtype": "float32", "shape": ["batch", OBS_SIZE],
-                                   "meaning": "allfours_env.observation.encode(state, seat)"},
-                   "action_mask": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
-                                   "meaning": "1.0 for a legal action, 0.0 otherwise (at least one legal)"}},
-        "outputs": {"probabilities": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
-                                      "meaning": "softmax over the legal actions; 0 for illegal ones"},
-                    "logits": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
-                               "meaning": "masked logits (illegal actions at -1e9); when symmetrized, the "
-                                          "log-probabilities averaged over the suit relabellings"}},
-        "play": "greedy: the legal action with the highest probability (ties: the lowest id)",
-        "symmetrized": _symmetrize(agent),
-        "architecture": net.arch() if hasattr(net, "arch") else None,
-        "parameters": int(sum(p.numel() for p in net.parameters())),
-        "training": {"code_version": meta.get("code_version"), "created": meta.get("created"),
-                     "steps": progress.get("steps"), "updates": progress.get("updates")},
-        "exported_by": f"allfours {__version__}",
-    }
-
-
-def _symmetrize(agent) -> bool:
-    """Does the agent average its network over suit relabellings (``NeuralAgent.symmetrize``)?"""
-    return bool(getattr(agent, "symmetrize", False)) and hasattr(agent.net, "averaged")
 
 
 def golden_states(rules, n: int, seed: int = 0) -> list[tuple[GameState, int]]:
@@ -160,7 +101,7 @@ def golden_vectors(agent, rules, n: int = 16, seed: int = 0) -> list[dict]:
     """Test vectors: the seat's view, observation, mask and the policy's probabilities (from PyTorch)."""
     out = []
     net = agent.net.eval()
-    wrapper = OnnxPolicy(net, _symmetrize(agent)).eval()
+    wrapper = OnnxPolicy(net, symmetrized(agent)).eval()
     for state, seat in golden_states(rules, n, seed):
         obs = encode(state, seat)
         mask = np.zeros(NUM_ACTIONS, np.float32)
@@ -179,8 +120,8 @@ def export(agent, path: str | Path, *, preset: str | None = None, vectors: int =
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     card = model_card(agent, preset)
-    rules = _rules_of(agent, preset)
-    wrapper = OnnxPolicy(agent.net.eval(), _symmetrize(agent)).eval()
+    rules = rules_of(agent, preset)
+    wrapper = OnnxPolicy(agent.net.eval(), symmetrized(agent)).eval()
     example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -235,36 +176,3 @@ def check(onnx_path: str | Path, card: dict | None = None, atol: float = 1e-5) -
     if diff > atol:
         raise ValueError(f"{onnx_path}: onnxruntime differs from PyTorch by {diff:.3g} on the golden vectors")
     return diff
-
-
-def export_main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="allfours export", description="Export a trained policy to ONNX with a model "
-                                "card (encoding version, action ids, golden test vectors).")
-    p.add_argument("policy", help="bot:<name> (a shipped bot) or a training checkpoint (.pt or run folder)")
-    p.add_argument("-o", "--output", help="ONNX file to write (default: <name>.onnx in the current folder)")
-    p.add_argument("--preset", choices=sorted(PRESETS), help="preset of the golden vectors (default: the policy's)")
-    p.add_argument("--vectors", type=int, default=16, help="golden test vectors in the card (default 16)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--dynamo", action="store_true", help="use the torch.export-based exporter (opset 18)")
-    p.add_argument("--no-check", action="store_true", help="skip the onnxruntime check on the golden vectors")
-    args = p.parse_args(argv)
-    if args.vectors < 0:
-        p.error("--vectors must be >= 0")
-    try:
-        agent = load_policy(args.policy, args.preset)
-    except (ValueError, FileNotFoundError) as e:
-        print(f"allfours export: {e}", file=sys.stderr)
-        return 2
-    out = Path(args.output or (args.policy.replace(":", "_").replace("/", "_").removesuffix(".pt") + ".onnx"))
-    card = export(agent, out, preset=args.preset, vectors=args.vectors, seed=args.seed, dynamo=args.dynamo)
-    msg = f"wrote {out} and {out.with_name(out.stem + '.card.json')} ({len(card['golden'])} golden vectors)"
-    if not args.no_check and card["golden"]:
-        try:
-            msg += f"; onnxruntime matches PyTorch within {check(out, card):.2g}"
-        except ImportError:
-            msg += "; onnxruntime not installed: not checked (pip install 'allfours[onnx]')"
-        except ValueError as e:
-            print(f"allfours export: {e}", file=sys.stderr)
-            return 1
-    print(msg)
-    return 0

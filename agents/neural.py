@@ -19,13 +19,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from allfours.data import checkpoints_dir
 from allfours_env import GameState, encode
 from allfours_env.cards import NUM_ACTIONS
 
 from .base import Agent
 from .bots import bot_name
-
-CHECKPOINT_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
+from .checkpoint import load_checkpoint
+from .network import PolicyNet
 
 
 class NeuralAgent(Agent):
@@ -83,8 +84,6 @@ def _probs(logits: torch.Tensor, legal: list[int]) -> dict[int, float]:
 
 def network_from(ck: dict, path: str | Path):
     """The ``PolicyNet`` a loaded checkpoint describes, with its weights; ValueError if they do not fit."""
-    from train.network import PolicyNet
-
     net = PolicyNet.from_arch(ck["arch"])
     try:
         net.load_state_dict(ck["model"])
@@ -96,8 +95,6 @@ def network_from(ck: dict, path: str | Path):
 def load_agent(path: str | Path, *, greedy: bool = True, seed: int | None = None,
                symmetrize: bool = True) -> NeuralAgent:
     """A ``NeuralAgent`` from a training checkpoint (a run folder means its best.pt, else latest.pt)."""
-    from train.checkpoint import load_checkpoint
-
     p = Path(path)
     if p.is_dir():
         p = p / "best.pt" if (p / "best.pt").exists() else p / "latest.pt"
@@ -114,12 +111,13 @@ def load_bot(name: str, *, players: int | None = None, greedy: bool = True, seed
              symmetrize: bool = True) -> NeuralAgent:
     """A shipped bot (``checkpoints/<name>.pt``): ``load_bot("yorkshire")``, ``load_bot("traditional", players=2)``."""
     name = bot_name(name, players)
-    path = CHECKPOINT_DIR / f"{name}.pt"
+    folder = checkpoints_dir()
+    path = folder / f"{name}.pt"
     if not path.exists():
-        shipped = sorted(q.stem for q in CHECKPOINT_DIR.glob("*.pt")) if CHECKPOINT_DIR.exists() else []
+        shipped = sorted(q.stem for q in folder.glob("*.pt"))
         raise ValueError(f"no trained bot is shipped as {name!r} yet (looked for {path}; shipped: "
                          f"{shipped or 'none'}); train one with `allfours train --config {name}` "
-                         f"and ship it with `python -m train.ship RUN_DIR {name}`")
+                         f"and ship it with `python -m allfours.train.ship RUN_DIR {name}`")
     agent = load_agent(path, greedy=greedy, seed=seed, symmetrize=symmetrize)
     agent.name = f"bot:{name}"
     return agent

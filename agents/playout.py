@@ -40,7 +40,7 @@ class NetworkPlayout:
         self._buf = np.zeros((256, net.obs_size), np.float32)
 
     def _moves(self, games: list[GameState]) -> list[int]:
-        from train.features import encode_batch, masks_batch
+        from allfours.train.features import encode_batch, masks_batch
 
         b = len(games)
         if b > len(self._buf):

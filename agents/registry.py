@@ -20,6 +20,7 @@ import os
 
 from .base import Agent
 from .heuristic import HeuristicAgent
+from .neural import load_agent, load_bot
 from .random_agent import RandomAgent
 from .search import SearchAgent
 
@@ -77,7 +78,6 @@ def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, pl
     spec = spec.strip()
     spec, neural_opts = _neural_options(spec)
     if spec.startswith("bot:"):
-        from .neural import load_bot
         agent = load_bot(spec[4:], players=players, **neural_opts)
         if seed is not None:
             agent.seed(seed)
@@ -85,7 +85,6 @@ def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, pl
     if (spec.endswith(".pt") or os.path.isfile(spec)) and spec.partition(":")[0].strip().lower() not in AGENTS:
         if not os.path.isfile(spec):
             raise ValueError(f"checkpoint {spec!r} not found")
-        from .neural import load_agent
         agent = load_agent(spec, **neural_opts)
         if seed is not None:
             agent.seed(seed)

@@ -10,7 +10,7 @@ from .observation import ENCODING_VERSION, OBS_SIZE, encode, views
 from .rules import PRESETS, Rules, make_rules
 from .view import seat_view
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["ENCODING_VERSION", "GameState", "IllegalActionError", "NUM_ACTIONS", "OBS_SIZE", "PRESETS", "Rules",
            "action_name", "card_code", "encode", "env", "make_rules", "parse_action", "parse_card", "raw_env",
            "seat_view", "views"]

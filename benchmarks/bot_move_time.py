@@ -16,17 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import torch
 
-import torch  # noqa: E402
-
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.neural import CHECKPOINT_DIR, load_agent  # noqa: E402
-from allfours_env.engine import GameState  # noqa: E402
+from allfours.agents.heuristic import HeuristicAgent
+from allfours.agents.neural import load_agent
+from allfours.data import checkpoints_dir
+from allfours_env.engine import GameState
 
 
 def positions(preset: str, rules: dict, n: int, seed: int = 0) -> list[tuple[GameState, int]]:
@@ -59,11 +56,11 @@ def main(argv=None) -> int:
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    names = args.bots or sorted(q.stem for q in CHECKPOINT_DIR.glob("*.pt"))
+    names = args.bots or sorted(q.stem for q in checkpoints_dir().glob("*.pt"))
     rows = []
     for name in names:
-        bot = load_agent(CHECKPOINT_DIR / f"{name}.pt")
-        raw = load_agent(CHECKPOINT_DIR / f"{name}.pt", symmetrize=False)
+        bot = load_agent(checkpoints_dir() / f"{name}.pt")
+        raw = load_agent(checkpoints_dir() / f"{name}.pt", symmetrize=False)
         rules = bot.meta["rules"] or {"preset": bot.preset}
         pos = positions(rules["preset"], rules, args.positions)
         heur = HeuristicAgent(seed=1)

@@ -15,13 +15,10 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.registry import make_agent  # noqa: E402
-from agents.search import SearchAgent, solve  # noqa: E402
-from allfours_env import GameState  # noqa: E402
+from allfours.agents.registry import make_agent
+from allfours.agents.search import SearchAgent, solve
+from allfours_env import GameState
 
 
 class Oracle(SearchAgent):

@@ -30,19 +30,16 @@ from __future__ import annotations
 import argparse
 import sys
 from multiprocessing import Pool
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.base import Agent  # noqa: E402
-from agents.evaluation import play_match, wilson  # noqa: E402
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.random_agent import RandomAgent  # noqa: E402
-from agents.search import SearchAgent, SidePolicy  # noqa: E402
-from allfours_env import make_rules  # noqa: E402
-from allfours_env.cards import mask_of, mask_to_list  # noqa: E402
-from allfours_env.engine import PLAY  # noqa: E402
-from allfours_env.sampling import _assign, hidden_cards  # noqa: E402
+from allfours.agents.base import Agent
+from allfours.agents.evaluation import play_match, wilson
+from allfours.agents.heuristic import HeuristicAgent
+from allfours.agents.random_agent import RandomAgent
+from allfours.agents.search import SearchAgent, SidePolicy
+from allfours_env import make_rules
+from allfours_env.cards import mask_of, mask_to_list
+from allfours_env.engine import PLAY
+from allfours_env.sampling import _assign, hidden_cards
 
 PLAYERS = ("heuristic", "search-play", "search", "model", "partner", "partner-play", "clairvoyant")
 

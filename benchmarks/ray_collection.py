@@ -16,19 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import torch
 
-import torch  # noqa: E402
-
-from allfours_env.rules import make_rules  # noqa: E402
-from train.config import load_config  # noqa: E402
-from train.network import PolicyNet  # noqa: E402
-from train.ray_workers import RayCollector, require_ray  # noqa: E402
-from train.rollout import CollectParams, VectorCollector  # noqa: E402
+from allfours.agents.network import PolicyNet
+from allfours.train.config import load_config
+from allfours.train.ray_workers import RayCollector, require_ray
+from allfours.train.rollout import CollectParams, VectorCollector
+from allfours_env.rules import make_rules
 
 
 def main(argv=None) -> int:

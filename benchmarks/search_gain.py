@@ -29,16 +29,13 @@ import multiprocessing
 import random
 import statistics
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.evaluation import init_worker  # noqa: E402
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from agents.search import WIN_BONUS, SearchAgent, SidePolicy, playout_values  # noqa: E402
-from allfours_env import GameState, make_rules  # noqa: E402
-from allfours_env.engine import PLAY  # noqa: E402
+from allfours.agents.evaluation import init_worker
+from allfours.agents.heuristic import HeuristicAgent
+from allfours.agents.registry import make_agent
+from allfours.agents.search import WIN_BONUS, SearchAgent, SidePolicy, playout_values
+from allfours_env import GameState, make_rules
+from allfours_env.engine import PLAY
 
 
 class Nested(SearchAgent):

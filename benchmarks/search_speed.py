@@ -18,15 +18,11 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from search_gain import make
 
-from search_gain import make  # noqa: E402  (agent specs, and nested:OxI)
-
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from allfours_env import GameState  # noqa: E402
+from allfours.agents.heuristic import HeuristicAgent
+from allfours_env import GameState
 
 CASES = (("yorkshire", {}), ("traditional", {}), ("seven_up", {}))
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import random
 import shutil
 import socket
@@ -29,10 +28,8 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from allfours_env import GameState, seat_view  # noqa: E402
+from allfours.data import checkpoints_dir
+from allfours_env import GameState, seat_view
 
 
 def free_port() -> int:
@@ -58,9 +55,9 @@ def make_views(preset: str, n: int, seed: int = 0) -> list[bytes]:
 def stand_in_checkpoint(preset: str, folder: Path) -> str:
     import torch
 
+    from allfours.agents.checkpoint import atomic_save, metadata
+    from allfours.agents.network import PolicyNet
     from allfours_env import OBS_SIZE, make_rules
-    from train.checkpoint import atomic_save, metadata
-    from train.network import PolicyNet
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, 57, (256, 256))
     path = folder / f"standin_{preset}.pt"
@@ -154,7 +151,7 @@ def main(argv=None) -> int:
     if args.bots:
         bots = args.bots.split(",")
     else:
-        shipped = ROOT / "checkpoints" / f"{args.preset}.pt"
+        shipped = checkpoints_dir() / f"{args.preset}.pt"
         if shipped.exists():
             bots = ["heuristic", f"bot:{args.preset}"]
         else:
@@ -163,11 +160,11 @@ def main(argv=None) -> int:
             labels[path] = f"neural stand-in for bot:{args.preset} (untrained 256x256)"
     bodies = make_views(args.preset, args.views)
     port = free_port()
-    cmd = [sys.executable, "-m", "allfours_env.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+    cmd = [sys.executable, "-m", "allfours", "serve", "--host", "127.0.0.1", "--port", str(port),
            "--log-level", "error"]
     for b in bots:
         cmd += ["--bot", b]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(cmd)
     rows = []
     try:
         wait_healthy(port, proc)

@@ -22,10 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from train.config import load_config  # noqa: E402
-from train.trainer import Trainer  # noqa: E402
+from allfours.train.config import load_config
+from allfours.train.trainer import Trainer
 
 
 def run_once(config: str, overrides: list[str], rollouts: int, workdir: Path, i: int) -> dict:

@@ -13,16 +13,12 @@ trainer (``allfours train`` is much faster on this game).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
-
-import torch  # noqa: E402
+import torch
 
 try:
-    from train.rllib_env import (
+    from allfours.train.rllib_env import (
         ILLEGAL_METRIC,
         SHARED,
         AllFoursCallback,

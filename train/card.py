@@ -1,4 +1,4 @@
-"""Model card of a shipped bot: ``python -m train.card NAME RESULTS.json ... [--command CMD] [--note TEXT]``.
+"""Model card of a shipped bot: ``python -m allfours.train.card NAME RESULTS.json ... [--command CMD] [--note TEXT]``.
 
 Writes ``checkpoints/NAME.md`` from what the checkpoint records (preset and rules, network,
 training progress, encoding version, the config it was trained with) and from ``allfours eval
@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from .checkpoint import load_checkpoint
-from .ship import CHECKPOINT_DIR
+from allfours.agents.checkpoint import load_checkpoint
+from allfours.data import checkpoints_dir
 
 
 def eval_command(doc: dict, agent: str, opponent: str) -> str:
@@ -38,7 +38,8 @@ def rows_for(name: str, paths: list[Path]) -> list[str]:
     return rows
 
 
-def write_card(name: str, results: list[Path], command: str = "", note: str = "", out_dir: Path = CHECKPOINT_DIR):
+def write_card(name: str, results: list[Path], command: str = "", note: str = "", out_dir: Path | None = None):
+    out_dir = checkpoints_dir() if out_dir is None else Path(out_dir)
     path = out_dir / f"{name}.pt"
     ck = load_checkpoint(path)
     cfg, prog, rules, arch = ck.get("config", {}), ck.get("progress", {}), ck["rules"], ck["arch"]
@@ -54,7 +55,7 @@ def write_card(name: str, results: list[Path], command: str = "", note: str = ""
         f"and value heads{'; trump renamed to suit 0' if arch.get('canonical') else ''} |",
         f"| this checkpoint | after {prog.get('train_seconds', 0) / 60:.1f} min of training on this 2-core CPU, "
         f"{prog.get('steps', 0) / 1e6:.1f} M decisions, {prog.get('updates', 0):,} PPO updates "
-        f"(budget {cfg.get('max_minutes')} min; optimizer state stripped by `python -m train.ship`) |",
+        f"(budget {cfg.get('max_minutes')} min; optimizer state stripped by `python -m allfours.train.ship`) |",
         f"| play | greedy; the network's policy averaged over the relabellings of the non-trump suits "
         f"(`PolicyNet.averaged`; `bot:{name}:sym=0` plays the raw network) |",
         f"| observation encoding | version {ck['encoding_version']} ({ck['obs_size']} floats), action ids 0..56 |",
@@ -74,7 +75,7 @@ def write_card(name: str, results: list[Path], command: str = "", note: str = ""
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.card", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m allfours.train.card", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("name", help="bot name: checkpoints/NAME.pt")
     p.add_argument("results", nargs="*", type=Path, help="allfours eval --json files")

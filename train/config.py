@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-CONFIG_DIR = REPO_ROOT / "configs"
+from allfours.data import config_names, configs_dir
+
 DEFAULT_CONFIG = "yorkshire"
 
 
@@ -125,7 +125,7 @@ class TrainConfig:
         if not 0 <= self.equity_reward <= 1:
             raise ValueError(f"config equity_reward must be in [0, 1], got {self.equity_reward}")
         if self.equity_reward:
-            from agents.equity import EQUITY_MAX_TARGET, equity_for_rules
+            from allfours.agents.equity import EQUITY_MAX_TARGET, equity_for_rules
 
             rules = make_rules(self.preset, **self.rules)
             if rules.reward != "match" or equity_for_rules(rules) is None:
@@ -228,10 +228,9 @@ def resolve_config_path(path: str | Path | None) -> Path:
         path = DEFAULT_CONFIG
     p = Path(path)
     if p.suffix not in (".yaml", ".yml") and not p.exists():
-        p = CONFIG_DIR / f"{path}.yaml"
+        p = configs_dir() / f"{path}.yaml"
     if not p.exists():
-        names = sorted(q.stem for q in CONFIG_DIR.glob("*.yaml"))
-        raise ValueError(f"config file {str(path)!r} not found; presets in {CONFIG_DIR}: {names}")
+        raise ValueError(f"config {str(path)!r} not found: give a YAML file or one of {config_names()}")
     return p
 
 

@@ -1,7 +1,7 @@
 """Expert iteration: label a student's positions with search's action values, fit it to them.
 
-    python -m train.distill label --student bot:yorkshire --games 3000 --out runs/distill1
-    python -m train.distill fit runs/distill1 --init checkpoints/yorkshire.pt --out runs/distill1/fit.pt
+    python -m allfours.train.distill label --student bot:yorkshire --games 3000 --out runs/distill1
+    python -m allfours.train.distill fit runs/distill1 --init checkpoints/yorkshire.pt --out runs/distill1/fit.pt
 
 ``label`` plays matches of a student (a bot or checkpoint) on one side against ``heuristic`` on
 the other (sides swapped from one match to the next). At every card play of the student's side
@@ -35,8 +35,8 @@ _W: dict = {}  # a worker's agents
 
 
 def _init(preset: str, student: str, search: str, seed: int) -> None:
-    from agents.evaluation import init_worker
-    from agents.registry import make_agent
+    from allfours.agents.evaluation import init_worker
+    from allfours.agents.registry import make_agent
     from allfours_env import make_rules
 
     init_worker()
@@ -94,7 +94,7 @@ def _save(rows: dict, path: Path) -> None:
 def label(a) -> int:
     from tqdm import tqdm
 
-    from agents.registry import make_agent
+    from allfours.agents.registry import make_agent
 
     if a.games < 1 or a.workers < 1:
         raise ValueError(f"--games and --workers must be at least 1, got {a.games} and {a.workers}")
@@ -145,16 +145,16 @@ def _load(dirs):
                 parts[k].append(z[k])
     if not parts["obs"]:
         raise ValueError(f"no labels_*.npz in {', '.join(map(str, dirs))}: "
-                         "make them with `python -m train.distill label`")
+                         "make them with `python -m allfours.train.distill label`")
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
 def fit(a):
     import torch
 
-    from agents.neural import network_from
-    from train.checkpoint import atomic_save, code_version, load_checkpoint, metadata
-    from train.ship import KEEP
+    from allfours.agents.checkpoint import atomic_save, code_version, load_checkpoint, metadata
+    from allfours.agents.neural import network_from
+    from allfours.train.ship import KEEP
 
     for name, ok in (("tau", a.tau > 0), ("lr", a.lr > 0), ("epochs", a.epochs >= 1), ("anchor", a.anchor >= 0),
                      ("batch", a.batch >= 1), ("threads", a.threads >= 1)):
@@ -234,7 +234,7 @@ def fit(a):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m train.distill", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m allfours.train.distill", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     lab = sub.add_parser("label", help="label the student's card plays with search's action values")
     lab.add_argument("--preset", default="yorkshire")

@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 import warnings
 
-from agents.base import Agent
-from agents.evaluation import derive_seed, play_match, seatings, wilson
+from allfours.agents.base import Agent
+from allfours.agents.evaluation import derive_seed, play_match, seatings, wilson
 from allfours_env.rules import make_rules
 
 
 def make_opponent(spec: str, preset: str, seed: int | None = None) -> Agent | None:
     """An agent from ``agents.registry``; None (with a warning) if it cannot be made."""
-    from agents.registry import make_agent
+    from allfours.agents.registry import make_agent
 
     try:
         return make_agent(spec, preset=preset, seed=seed)

@@ -1,4 +1,4 @@
-"""Learning curves from runs' TensorBoard data: ``python -m train.plot RUN_DIR [RUN_DIR ...] -o curve.png``.
+"""Learning curves from runs' TensorBoard data: ``python -m allfours.train.plot RUN_DIR [RUN_DIR ...] -o curve.png``.
 
 Top: the evaluation win rates (``eval/winrate_vs_<opponent>``) against training minutes, one
 line per run and opponent, with each point's 95% Wilson band (from the run's ``eval_matches``).
@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.evaluation import wilson
+from allfours.agents.evaluation import wilson
 
 
 def scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
@@ -76,7 +76,7 @@ def plot(runs: list[Path], out: Path, title: str = "") -> Path:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.plot", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m allfours.train.plot", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", type=Path, help="training run folders")
     p.add_argument("-o", "--out", type=Path, default=Path("learning_curve.png"))

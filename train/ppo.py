@@ -11,7 +11,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .network import PolicyNet, masked_stats
+from allfours.agents.network import PolicyNet, masked_stats
+
 from .rollout import Rollout
 
 

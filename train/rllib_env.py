@@ -1,6 +1,6 @@
 """RLlib (new API stack) adaptor: the All Fours AEC env as a turn-based ``MultiAgentEnv``.
 
-    from train.rllib_env import AllFoursRLlibEnv, AllFoursCallback, SHARED, policy_mapping_fn, rllib_agent
+    from allfours.train.rllib_env import AllFoursRLlibEnv, AllFoursCallback, SHARED, policy_mapping_fn, rllib_agent
 
 - ``AllFoursRLlibEnv(config)``: ``config = {"preset", "options", "illegal"}``. Only the agent to move
   gets an observation, in the form RLlib's ``ActionMaskingTorchRLModule`` reads:
@@ -32,7 +32,7 @@ try:
 except ImportError as e:  # Ray is an optional extra
     raise ImportError(f"train.rllib_env needs Ray RLlib ({e}): pip install '.[ray]'") from e
 
-from agents.base import Agent
+from allfours.agents.base import Agent
 from allfours_env import raw_env
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState, IllegalActionError
@@ -164,8 +164,8 @@ def rllib_agent(module_or_algorithm, module_id: str = SHARED) -> RLModuleAgent:
 def evaluate_vs(module_or_algorithm, preset: str, options: dict | None, matches: int, seed: int = 0,
                 opponent: str = "heuristic") -> dict:
     """Duplicate-deal evaluation of the shared module against ``opponent`` (``train.evaluate``)."""
-    from agents.registry import make_agent
-    from train.evaluate import duplicate_eval
+    from allfours.agents.registry import make_agent
+    from allfours.train.evaluate import duplicate_eval
 
     agent = rllib_agent(module_or_algorithm)
     return duplicate_eval(agent, make_agent(opponent, preset=preset, seed=seed), preset, options, matches, seed=seed)

@@ -31,14 +31,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from agents.equity import equity_for_rules
+from allfours.agents.equity import equity_for_rules
+from allfours.agents.network import PolicyNet
+from allfours.agents.symmetry import canonicalize, to_canonical_actions, to_env_actions
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState
 from allfours_env.rules import Rules
 
 from .features import OBS_SIZE, PRIV_SIZE, encode_batch, masks_batch, privileged_batch
-from .network import PolicyNet
-from .symmetry import canonicalize, to_canonical_actions, to_env_actions
 
 LATEST, SNAPSHOT, SCRIPTED = 0, 1, 2
 KIND_NAMES = ("latest", "snapshot", "scripted")
@@ -112,7 +112,7 @@ class VectorCollector(Collector):
                  seed: int = 0, shares=(1.0, 0.0, 0.0), scripted_specs=(), snapshot_slots: int = 2,
                  threads: int = 1, record: bool = False, suit_jitter: bool = False):
         self.rules = rules
-        self.suit_jitter = suit_jitter  # non-trump suits in a random order per sample (train.symmetry)
+        self.suit_jitter = suit_jitter  # non-trump suits in a random order per sample (allfours.agents.symmetry)
         self.n = rules.players
         self.B, self.T = num_envs, rollout_steps
         self.policy = policy

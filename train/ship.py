@@ -1,4 +1,4 @@
-"""Ship a trained run as a bot: ``python -m train.ship RUN_DIR NAME`` (NAME: yorkshire, traditional,
+"""Ship a trained run as a bot: ``python -m allfours.train.ship RUN_DIR NAME`` (NAME: yorkshire, traditional,
 traditional_2p, seven_up).
 
 Writes ``checkpoints/<NAME>.pt``: the run's best (or given) checkpoint without the optimizer
@@ -13,15 +13,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from .checkpoint import CheckpointError, atomic_save, load_checkpoint
+from allfours.agents.bots import BOTS
+from allfours.agents.checkpoint import CheckpointError, atomic_save, load_checkpoint
+from allfours.data import checkpoints_dir
 
 KEEP = ("format", "format_version", "encoding_version", "obs_size", "action_ids", "arch", "model", "preset", "rules",
         "config", "progress", "code_version", "created", "seed", "distill")
-CHECKPOINT_DIR = Path(__file__).resolve().parents[1] / "checkpoints"
 
 
-def ship(source: str | Path, name: str, out_dir: Path = CHECKPOINT_DIR) -> Path:
-    from agents.bots import BOTS
+def ship(source: str | Path, name: str, out_dir: Path | None = None) -> Path:
+    """Write ``<out_dir>/<name>.pt`` (default: the package's shipped bots, ``allfours.data.checkpoints_dir``)."""
+    out_dir = checkpoints_dir() if out_dir is None else Path(out_dir)
 
     if name not in BOTS:
         raise ValueError(f"unknown bot name {name!r}: choose one of {sorted(BOTS)}")
@@ -38,7 +40,7 @@ def ship(source: str | Path, name: str, out_dir: Path = CHECKPOINT_DIR) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.ship", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m allfours.train.ship", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="run folder (its best.pt) or a checkpoint file")
     p.add_argument("name", help="the bot's name (agents.bots.BOTS): yorkshire, traditional, traditional_2p, seven_up")

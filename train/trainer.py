@@ -21,15 +21,16 @@ from pathlib import Path
 
 import torch
 
-from agents.neural import NeuralAgent
+from allfours.agents.checkpoint import atomic_save, load_checkpoint, metadata
+from allfours.agents.network import PolicyNet
+from allfours.agents.neural import NeuralAgent
+from allfours.data import checkpoints_dir
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.rules import make_rules
 
-from .checkpoint import atomic_save, load_checkpoint, metadata
 from .config import TrainConfig, save_config
 from .evaluate import duplicate_eval, make_opponent
 from .features import OBS_SIZE, PRIV_SIZE
-from .network import PolicyNet
 from .ppo import ppo_update
 from .rollout import KIND_NAMES, CollectParams, VectorCollector
 from .workers import ProcessCollector
@@ -139,8 +140,7 @@ class Trainer:
     def _init_weights(self, source: str) -> None:
         """Warm start: the model weights of another run or shipped bot (any preset; same network)."""
         if source.startswith("bot:"):
-            from agents.neural import CHECKPOINT_DIR
-            path = CHECKPOINT_DIR / f"{source[4:]}.pt"
+            path = checkpoints_dir() / f"{source[4:]}.pt"
         else:
             path = Path(source)
             if path.is_dir():

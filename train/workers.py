@@ -47,9 +47,9 @@ def _attach(names: dict, spec: dict) -> tuple[list, dict]:
 
 def worker_collector(rules_dict: dict, arch: dict, bf16: bool, kwargs: dict):
     """The ``VectorCollector`` a worker (process or Ray actor) runs, from what the learner sends it."""
+    from allfours.agents.network import PolicyNet
     from allfours_env.rules import make_rules
 
-    from .network import PolicyNet
     from .rollout import VectorCollector
 
     torch.set_num_threads(1)

@@ -6,7 +6,7 @@ built once per preset and used under a lock, reseeded for every request, so the 
 always gets the same answer.
 
 ``answer(body, pool)`` validates the body (``ActRequest``), rebuilds the game on the engine
-(``allfours_env.replay``), asks the bot, and returns the answer as a dict. Every problem with the
+(``allfours.agents.serve.replay``), asks the bot, and returns the answer as a dict. Every problem with the
 request raises ``RequestError`` with an HTTP status, a type and a message that says what is wrong.
 """
 
@@ -17,10 +17,15 @@ import threading
 
 from pydantic import ValidationError
 
+from allfours.data import checkpoints_dir
 from allfours_env import PRESETS, __version__, action_name
-from allfours_env.replay import ViewError, state_from_request
 
+from ..base import Agent
+from ..bots import BOTS
+from ..model_card import model_card
+from ..registry import make_agent
 from .models import ActRequest
+from .replay import ViewError, state_from_request
 
 DEFAULT_BOTS = ("heuristic", "search", "random")
 
@@ -57,38 +62,11 @@ def validation_message(e: ValidationError | list) -> str:
     return "; ".join(lines)
 
 
-def _make_agent(spec: str, preset: str, seed: int):
-    """``agents.registry.make_agent`` when it exists, else a small local map (random, heuristic, search)."""
-    try:
-        from agents.registry import make_agent
-    except ImportError:
-        make_agent = None
-    if make_agent is not None:
-        return make_agent(spec, preset=preset, seed=seed)
-    from agents.heuristic import HeuristicAgent
-    from agents.random_agent import RandomAgent
-    from agents.search import SearchAgent
-    local = {"random": RandomAgent, "heuristic": HeuristicAgent, "search": SearchAgent}
-    if spec in local:
-        return local[spec](seed=seed)
-    if spec.startswith("bot:") or spec.endswith(".pt"):
-        from agents import neural
-        return neural.load_bot(spec[4:], seed=seed) if spec.startswith("bot:") else neural.load_agent(spec, seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r}: choose from {sorted(local)}, bot:<name> or a checkpoint path")
-
-
 def shipped_bots() -> list[str]:
     """Specs of the shipped neural bots (``bot:<name>``, from ``checkpoints/<name>.pt``) in this installation.
 
-    Looks at ``agents.neural.CHECKPOINT_DIR`` without importing the module (that would import torch).
     """
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.find_spec("agents.neural")
-    if spec is None or not spec.origin:
-        return []
-    folder = Path(spec.origin).resolve().parents[1] / "checkpoints"
-    from agents.bots import BOTS
+    folder = checkpoints_dir()
     return [f"bot:{name}" for name in BOTS if (folder / f"{name}.pt").exists()]
 
 
@@ -105,7 +83,7 @@ class BotPool:
         if not specs:
             specs = list(DEFAULT_BOTS) + shipped_bots()
         self.specs = list(dict.fromkeys(specs))
-        self._make = make or _make_agent
+        self._make = make or (lambda spec, preset, seed: make_agent(spec, preset=preset, seed=seed))
         self._agents: dict[tuple[str, str], tuple[object, threading.Lock]] = {}
         self._lock = threading.Lock()
         self._cards: dict[str, dict] = {}
@@ -142,7 +120,6 @@ class BotPool:
     def presets(self, spec: str) -> list[str]:
         """Presets the bot plays: a neural bot only the one it was trained for."""
         if spec.startswith("bot:"):
-            from agents.bots import BOTS
             name = spec.split(":", 1)[1]
             return [BOTS[name][0]] if name in BOTS else [name]
         for (s, _), (agent, _) in list(self._agents.items()):
@@ -165,22 +142,16 @@ class BotPool:
         if callable(card):
             card = card()
         if card is None and hasattr(agent, "net"):
-            from agents.export_onnx import model_card
             card = model_card(agent)
         kind = ("neural" if card or spec.startswith("bot:") or hasattr(agent, "net")
                 else "search" if spec.startswith("search") else "random" if spec == "random" else "scripted")
-        has_policy = type(agent).policy is not _base_policy()
+        has_policy = type(agent).policy is not Agent.policy
         out = {"name": spec, "version": bot_version(agent), "kind": kind, "has_policy": has_policy,
                "presets": presets, "description": _first_paragraph(type(agent).__doc__)
                or _first_paragraph(getattr(sys.modules.get(type(agent).__module__), "__doc__", None)),
                "model_card": card if isinstance(card, dict) else None}
         self._cards[spec] = out
         return out
-
-
-def _base_policy():
-    from agents.base import Agent
-    return Agent.policy
 
 
 def bot_version(agent) -> str:

@@ -1,7 +1,7 @@
 """Request and response models of the bot protocol (HTTP and JSON lines): pydantic only, no web framework.
 
 The models check the shape and the types (strictly: ``"1"`` is not a seat, ``1.0`` is not a seat);
-the game itself is checked by replaying it on the engine (``allfours_env.replay``).
+the game itself is checked by replaying it on the engine (``allfours.agents.serve.replay``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from allfours_env.replay import MAX_DECISIONS, MAX_TRICKS
+from .replay import MAX_DECISIONS, MAX_TRICKS
 
 Card = str  # two characters, rank then suit: "TH" is the ten of hearts
 

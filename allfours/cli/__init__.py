@@ -1,0 +1,45 @@
+"""The ``allfours`` command: each subcommand lives in its own module of this package with a ``main(argv)``.
+
+This is the top layer: it may import everything (``allfours_env`` <- ``allfours.agents`` <-
+``allfours.train`` <- here); nothing imports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from allfours import __version__
+
+COMMANDS = {
+    "train": ("train", "train a self-play PPO bot (default: the yorkshire config)"),
+    "eval": ("eval", "play duplicate matches between agents and report win rates"),
+    "play": ("play", "play a match in the terminal against the bots"),
+    "bench": ("bench", "measure environment and engine speed"),
+    "serve": ("serve", "serve the bots over HTTP (JSON API with an OpenAPI description)"),
+    "bot": ("bot", "answer bot requests as JSON lines on stdin/stdout (for subprocess use)"),
+    "export": ("export", "export a trained policy to ONNX with a model card and golden test vectors"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("-V", "--version"):
+        print(f"allfours {__version__}")
+        return 0
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: allfours COMMAND [options]   (allfours COMMAND --help for its options)\n\ncommands:")
+        for name, (_, help_) in COMMANDS.items():
+            print(f"  {name:<8} {help_}")
+        print("\n  --version  print the version")
+        return 0 if argv else 2
+    cmd, rest = argv[0], argv[1:]
+    if cmd not in COMMANDS:
+        print(f"allfours: unknown command {cmd!r}; choose from {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(f"{__name__}.{COMMANDS[cmd][0]}")
+    return module.main(rest) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

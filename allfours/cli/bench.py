@@ -1,0 +1,92 @@
+"""Speed benchmark: random legal play, decisions per second.
+
+    allfours bench [--seconds 2] [--repeats 5]
+
+For each preset it measures (1) the wrapped ``env()`` with an observation every decision,
+exactly as a learner loop uses it (``last()`` then ``step()``), and (2) the raw engine
+(``legal_actions()`` then ``apply()``). PettingZoo's ``connect_four_v3`` ``env()`` runs the same
+loop as the peer, alternating with each case's runs; each figure is the median of ``--repeats``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import numpy as np
+
+from allfours_env.engine import GameState
+from allfours_env.env import env as make_env
+from allfours_env.rules import make_rules
+
+CASES = (("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
+         ("seven_up", {}))
+
+
+def aec_rate(factory, seconds: float, seed: int = 0) -> float:
+    """Decisions/s of random legal play through an AEC env, an observation per decision."""
+    e = factory()
+    rng = np.random.default_rng(seed)
+    decisions, episode = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        e.reset(seed=seed + episode)
+        episode += 1
+        for _agent in e.agent_iter():
+            obs, _reward, term, trunc, _info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+    return decisions / (time.perf_counter() - start)
+
+
+def engine_rate(preset: str, options: dict, seconds: float, seed: int = 0) -> float:
+    """Decisions/s of random legal play on the raw engine."""
+    rules = make_rules(preset, **options)
+    rng = random.Random(seed)
+    decisions, match = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        s = GameState.new(rules, seed=seed + match)
+        match += 1
+        while not s.done:
+            s.apply(rng.choice(s.legal_actions()))
+            decisions += 1
+    return decisions / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="allfours bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=2.0, help="length of each timed run")
+    parser.add_argument("--repeats", type=int, default=5, help="runs per figure; the median is reported")
+    args = parser.parse_args(argv)
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError:  # pragma: no cover - the test extra installs it
+        connect_four_v3 = None
+
+    def median(fn):
+        return statistics.median(fn() for _ in range(args.repeats))
+
+    print(f"{'case':<18}{'env() dec/s':>13}{'connect_four':>14}{'ratio':>8}{'engine dec/s':>15}")
+    for preset, options in CASES:
+        name = preset + ("" if not options else f" {options['players']}p")
+        # The peer runs alternately with the case, so both see the same machine load.
+        env_runs, c4_runs = [], []
+        for _ in range(args.repeats):
+            env_runs.append(aec_rate(lambda p=preset, o=options: make_env(p, **o), args.seconds))
+            c4_runs.append(aec_rate(connect_four_v3.env, args.seconds) if connect_four_v3 else float("nan"))
+        env_r, c4 = statistics.median(env_runs), statistics.median(c4_runs)
+        eng_r = median(lambda p=preset, o=options: engine_rate(p, o, args.seconds))
+        print(f"{name:<18}{env_r:>13,.0f}{c4:>14,.0f}{env_r / c4:>8.2f}{eng_r:>15,.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,31 @@
+"""``allfours bot``: the JSON-lines bot protocol on stdin/stdout (``allfours.agents.serve.stdio``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from allfours.agents.serve.core import BotPool
+from allfours.agents.serve.stdio import serve_lines
+from allfours_env import PRESETS
+
+from .serve import bot_help, check_bots
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="allfours bot", description="Answer bot requests as JSON lines: one request "
+                                "per line on stdin, one answer (or error) per line on stdout.")
+    p.add_argument("--preset", choices=sorted(PRESETS), help="preset of requests that do not name one")
+    p.add_argument("--bot", action="append", dest="bots", metavar="SPEC", help=bot_help())
+    p.add_argument("--max-line-bytes", type=int, default=64 * 1024, help="refuse longer request lines")
+    args = p.parse_args(argv)
+    pool = BotPool(args.bots)
+    err = check_bots(pool, args.preset)
+    if err:
+        print(f"allfours bot: {err}", file=sys.stderr)
+        return 2
+    try:
+        serve_lines(sys.stdin.buffer, sys.stdout, pool, {"preset": args.preset}, args.max_line_bytes)
+    except (KeyboardInterrupt, BrokenPipeError):
+        return 0
+    return 0

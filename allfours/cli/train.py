@@ -1,0 +1,111 @@
+"""``allfours train``: self-play PPO from a YAML config, with key=value overrides.
+
+    allfours train                                  # configs/yorkshire.yaml, 60 minutes
+    allfours train --config smoke                   # a one-minute run
+    allfours train --config configs/seven_up.yaml lr=1e-4 max_minutes=120
+    allfours train --resume runs/yorkshire-20260101-120000 [max_minutes=90]
+    allfours train --ray-address auto --workers 8    # rollouts in Ray actors on a cluster (".[ray]" extra)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from allfours.data import config_names
+from allfours.train.config import load_config
+from allfours.train.trainer import Trainer
+
+
+def _parser() -> argparse.ArgumentParser:
+    names = ", ".join(config_names())
+    p = argparse.ArgumentParser(
+        prog="allfours train", description="Train an All Fours bot by self-play PPO.",
+        epilog=f"Config presets: {names}. Overrides: any config key, e.g. lr=1e-4 num_envs=256 rules.target=7. "
+               "Logs, checkpoints and the resolved config go to runs/<run_name>/; watch with "
+               "`tensorboard --logdir runs`.")
+    p.add_argument("--config", "-c", default=None,
+                   help="YAML config file or preset name (default: yorkshire)")
+    p.add_argument("--resume", "-r", metavar="RUN_DIR", default=None,
+                   help="continue the run in RUN_DIR from its latest checkpoint (its saved config + overrides)")
+    p.add_argument("--ray-address", metavar="ADDRESS", default=None,
+                   help="collect rollouts in Ray actors (collector=ray): 'auto' joins the running cluster, "
+                        "'local' starts Ray on this machine; needs pip install '.[ray]'")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="number of Ray rollout actors (with --ray-address; config key workers)")
+    p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
+    p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(args)
+    except (ValueError, ImportError) as e:
+        print(f"allfours train: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _ray_overrides(args) -> list[str]:
+    if args.workers is not None and args.ray_address is None:
+        raise ValueError("--workers sets the number of Ray rollout actors: give --ray-address too "
+                         "(--ray-address local for Ray on this machine)")
+    if args.ray_address is None:
+        return []
+    address = "" if args.ray_address == "local" else args.ray_address
+    out = ["collector=ray", f"ray_address={address}"]
+    if args.workers is not None:
+        out.append(f"workers={args.workers}")
+    return out
+
+
+def _run(args) -> int:
+    args.overrides = list(args.overrides) + _ray_overrides(args)
+
+    if args.resume:
+        if args.config:
+            raise ValueError("--resume uses the run's saved config.yaml; give changes as key=value overrides")
+        run_dir = Path(args.resume)
+        if run_dir.is_file():
+            run_dir = run_dir.parent
+        if not (run_dir / "config.yaml").exists():
+            raise ValueError(f"{str(run_dir)!r} is not a training run folder (no config.yaml)")
+        cfg = load_config(run_dir / "config.yaml", args.overrides)
+    else:
+        cfg = load_config(args.config, args.overrides)
+        run_dir = None
+    if args.print_config:
+        print(yaml.safe_dump(cfg.to_dict(), sort_keys=False), end="")
+        return 0
+    if args.resume:
+        trainer = Trainer.resume(run_dir, cfg)
+        print(f"resuming {run_dir} at {trainer.progress['steps']:,} decisions, update {trainer.progress['updates']}")
+    else:
+        name = cfg.run_name or f"{cfg.preset}-{time.strftime('%Y%m%d-%H%M%S')}"
+        run_dir = Path(cfg.runs_dir) / name
+        if (run_dir / "latest.pt").exists():
+            raise ValueError(f"run folder {str(run_dir)!r} already holds a run: continue it with --resume {run_dir} "
+                             "or choose another run_name=")
+        trainer = Trainer(cfg, run_dir)
+        print(f"training {cfg.preset} -> {run_dir}  (tensorboard --logdir {cfg.runs_dir})")
+    try:
+        summary = trainer.train()
+    finally:
+        trainer.close()
+    p = summary
+    print(f"done: {p['steps']:,} decisions, {p['updates']} updates, {p['train_seconds'] / 60:.1f} min; "
+          f"checkpoints in {run_dir} (latest.pt, best.pt)")
+    for spec, r in (summary.get("last_eval") or {}).items():
+        if isinstance(r, dict):
+            print(f"  last eval vs {spec}: win rate {r['win_rate']:.3f} over {r['matches']} matches "
+                  f"(95% CI {r['ci_low']:.3f}-{r['ci_high']:.3f})")
+    return 130 if summary["interrupted"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Training configs for ``allfours train --config NAME``: ``<name>.yaml``. Package data."""

@@ -1,0 +1,296 @@
+"""Duplicate-deal evaluation, the agent registry, the ``allfours eval`` CLI and agent errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+
+from allfours.agents import evaluation as ev
+from allfours.agents import registry
+from allfours.agents.base import Agent, AgentError
+from allfours.agents.heuristic import HeuristicAgent
+from allfours.agents.random_agent import RandomAgent
+from allfours.agents.registry import make_agent, parse_spec
+from allfours.agents.search import SearchAgent
+from allfours.cli.eval import main as eval_main
+from allfours_env import GameState, encode
+
+
+# ---------------------------------------------------------------------------------- registry
+def test_specs():
+    assert isinstance(make_agent("random"), RandomAgent)
+    assert isinstance(make_agent("heuristic"), HeuristicAgent)
+    s = make_agent("search:worlds=64,time=0.5")
+    assert isinstance(s, SearchAgent) and s.worlds == 64 and s.time == 0.5
+    assert parse_spec("search:worlds=8, exact=12") == ("search", {"worlds": 8, "exact": 12})
+
+
+@pytest.mark.parametrize("spec,msg", [("nope", "unknown agent 'nope'.*random.*heuristic.*search"),
+                                      ("search:depth=3", "unknown parameter 'depth'.*worlds"),
+                                      ("search:worlds=many", "worlds.*int"),
+                                      ("search:worlds", "key=value"),
+                                      ("search:worlds=0", "positive"),
+                                      ("bot:nowhere", "unknown bot 'nowhere'.*seven_up.*traditional_2p"),
+                                      ("missing/model.pt", "not found"),
+                                      ("", "non-empty")])
+def test_bad_specs(spec, msg):
+    with pytest.raises(ValueError, match=msg):
+        make_agent(spec)
+
+
+def test_checkpoint_and_bot_specs_go_to_the_network_loaders(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(registry, "load_agent", lambda path, **kw: calls.append(("agent", path, kw)) or RandomAgent())
+    monkeypatch.setattr(registry, "load_bot",
+                        lambda name, players=None, **kw: calls.append(("bot", name, players, kw)) or RandomAgent())
+    ckpt = tmp_path / "net.pt"
+    ckpt.write_bytes(b"x")
+    assert isinstance(make_agent(str(ckpt)), RandomAgent)
+    assert isinstance(make_agent("bot:traditional", preset="traditional", players=2), RandomAgent)
+    make_agent(f"{ckpt}:sym=0")
+    make_agent("bot:seven_up:sym=1")
+    assert calls == [("agent", str(ckpt), {}), ("bot", "traditional", 2, {}),
+                     ("agent", str(ckpt), {"symmetrize": False}), ("bot", "seven_up", None, {"symmetrize": True})]
+    for spec, msg in [("bot:seven_up:sym=2", "option sym of 'bot:seven_up' must be 0 or 1, got '2'"),
+                      ("bot:seven_up:greedy=0", "a bot or checkpoint takes only sym=0 or sym=1"),
+                      (f"{ckpt}:sym", "a bot or checkpoint takes only sym=0 or sym=1")]:
+        with pytest.raises(ValueError, match=msg):
+            make_agent(spec)
+
+
+def test_shipped_bot_plays_its_network_averaged_over_suit_relabellings():
+    """``bot:NAME`` plays the averaged policy (``PolicyNet.averaged``), ``bot:NAME:sym=0`` the raw one."""
+    torch = pytest.importorskip("torch")
+    avg, raw = make_agent("bot:seven_up"), make_agent("bot:seven_up:sym=0")
+    assert avg.symmetrize and not raw.symmetrize
+    rng = random.Random(0)
+    differ = 0
+    for g in range(30):
+        st = GameState.new("seven_up", seed=g)
+        for _ in range(rng.randrange(12)):
+            st.apply(rng.choice(st.legal_actions()))
+        seat, legal = st.current, st.legal_actions()
+        obs = torch.from_numpy(encode(st, seat)[None].copy())
+        mask = torch.zeros(1, 57, dtype=torch.bool)
+        mask[0, legal] = True
+        with torch.inference_mode():
+            want_avg = avg.net.averaged(obs, mask)[0]
+            want_raw = avg.net(obs, mask, value=False)[0][0]
+        assert avg.act(st, seat) == max(legal, key=lambda a: float(want_avg[a]))
+        assert raw.act(st, seat) == max(legal, key=lambda a: float(want_raw[a]))
+        pol = avg.policy(st, seat)
+        assert sum(pol.values()) == pytest.approx(1.0) and set(pol) == set(legal)
+        differ += avg.act(st, seat) != raw.act(st, seat)
+    assert differ > 0
+
+
+# ---------------------------------------------------------------------------------- agent errors
+class Illegal(Agent):
+    name = "illegal"
+
+    def act(self, state, seat):
+        return 57
+
+
+def test_illegal_action_is_a_clear_error():
+    st = GameState.new("yorkshire", seed=0)
+    with pytest.raises(AgentError, match="agent 'illegal' chose illegal action 57 for seat"):
+        Illegal()(st, st.current)
+    with pytest.raises(AgentError, match="illegal action"):
+        ev.play_match([Illegal()] * 4, "yorkshire", seed=0)
+
+
+def test_agent_in_an_illegal_state_is_a_clear_error():
+    st = GameState.new("seven_up", seed=0)
+    other = 1 - st.current
+    for agent in (RandomAgent(), HeuristicAgent(), SearchAgent(worlds=1)):
+        with pytest.raises(AgentError, match="turn"):
+            agent(st, other)
+    done = GameState.new("seven_up", seed=0, target=1)
+    r = RandomAgent(seed=0)
+    while not done.done:
+        done.apply(r(done, done.current))
+    with pytest.raises(AgentError, match="over"):
+        HeuristicAgent()(done, 0)
+
+
+def test_play_match_checks_its_input():
+    with pytest.raises(ValueError, match="4 agents"):
+        ev.play_match([RandomAgent()] * 2, "yorkshire")
+    with pytest.raises(ValueError, match="not an Agent"):
+        ev.play_match([RandomAgent(), "x"], "seven_up")
+
+
+# ---------------------------------------------------------------------------------- duplicate deals
+class Recorder(Agent):
+    """Plays randomly, remembering the first hand's deal (every seat's dealt cards)."""
+
+    def __init__(self, log, seed=None):
+        super().__init__(seed)
+        self.log = log
+
+    def act(self, state, seat):
+        if state.hand_no == 0 and not self.log.get("deal"):
+            self.log["deal"] = (state.dealer, tuple(state.dealt), tuple(state.turnups))
+        return self.rng.choice(state.legal_actions())
+
+
+@pytest.mark.parametrize("preset,options", [("yorkshire", {}), ("seven_up", {}), ("traditional", {"players": 3})])
+def test_duplicate_pairing_replays_the_same_deals(preset, options):
+    tasks = ev.make_tasks([("random", "heuristic")], preset, 2 * len(ev.seatings(3 if options else 2)), seed=5,
+                          options=options)
+    by_deal = {}
+    for t in tasks:
+        by_deal.setdefault(t.deal, []).append(t)
+    for group in by_deal.values():
+        assert len({t.game_seed for t in group}) == 1  # one deal sequence ...
+        assert len({t.seats for t in group}) == len(group)  # ... under every seating
+        deals = []
+        for t in group:
+            log = {}
+            agents = [Recorder(log, seed=i) for i in range(len(t.seats))]
+            ev.play_match(agents, preset, t.game_seed, t.agent_seed, dict(t.options))
+            deals.append(log["deal"])
+        assert all(d == deals[0] for d in deals)
+    seeds = [t.game_seed for t in tasks if t.variant == 0]
+    assert len(set(seeds)) == len(seeds)
+
+
+def test_an_option_at_the_presets_own_value_keeps_the_deals():
+    """``--players 4`` on traditional is the preset itself: the same deals as no option at all."""
+    def seeds(options):
+        return [(t.game_seed, t.agent_seed) for t in ev.make_tasks([("random", "heuristic")], "traditional", 4,
+                                                                    seed=5, options=options)]
+
+    assert seeds({"players": 4}) == seeds({}) == seeds({"players": 4, "target": 14})
+    assert seeds({"players": 4, "target": 10}) != seeds({})
+    assert seeds({"players": 2}) != seeds({})
+
+
+def test_seatings_swap_sides_or_rotate():
+    assert ev.seatings(4) == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    assert ev.seatings(2) == [(0, 1), (1, 0)]
+    assert sorted(s.index(0) for s in ev.seatings(3)) == [0, 1, 2]
+
+
+def test_same_seed_same_numbers_whatever_the_workers():
+    kw = dict(preset="seven_up", matches=4, seed=3, progress=False)
+    a = ev.round_robin(["heuristic", "random", "search:worlds=1"], workers=1, **kw)
+    b = ev.round_robin(["heuristic", "random", "search:worlds=1"], workers=2, **kw)
+    assert a == b
+    kw["matches"] = 20
+    c = ev.round_robin(["heuristic", "random"], workers=1, **kw)
+    assert c == ev.round_robin(["heuristic", "random"], workers=1, **kw)
+    assert c["results"] != ev.round_robin(["heuristic", "random"], workers=1, **{**kw, "seed": 4})["results"]
+
+
+def test_results_shape_and_mirror_rows():
+    out = ev.evaluate_pairing("heuristic", "random", preset="yorkshire", matches=6, seed=0, workers=1,
+                              progress=False)
+    fwd, rev = out["results"]
+    for key in ("agent", "opponent", "preset", "matches", "wins", "win_rate", "ci95", "points_per_hand"):
+        assert key in fwd
+    assert (fwd["agent"], fwd["opponent"], rev["agent"], rev["opponent"]) == ("heuristic", "random", "random",
+                                                                              "heuristic")
+    assert fwd["matches"] == rev["matches"] == 6 and fwd["wins"] + rev["wins"] == 6
+    assert fwd["points_per_hand"] == pytest.approx(rev["opponent_points_per_hand"])
+    assert set(out["ratings"]) == {"heuristic", "random"}
+
+
+def test_three_players_rotate_and_report_both_directions():
+    out = ev.evaluate_pairing("heuristic", "random", preset="traditional", options={"players": 3}, matches=3,
+                              seed=0, workers=1, progress=False)
+    rows = {(r["agent"], r["opponent"]): r for r in out["results"]}
+    assert set(rows) == {("heuristic", "random"), ("random", "heuristic")}
+    assert all(r["matches"] == 3 for r in rows.values())
+
+
+def test_matches_must_fill_whole_duplicate_groups():
+    with pytest.raises(ValueError, match="multiple of 2"):
+        ev.make_tasks([("random", "heuristic")], "yorkshire", 5, 0)
+    with pytest.raises(ValueError, match="multiple of 3"):
+        ev.make_tasks([("random", "heuristic")], "traditional", 4, 0, {"players": 3})
+
+
+# ---------------------------------------------------------------------------------- statistics
+def test_wilson_interval():
+    lo, hi = ev.wilson(80, 100)
+    z = 1.959963984540054
+    p, n = 0.8, 100
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    assert lo == pytest.approx(centre - half, abs=1e-9) and hi == pytest.approx(centre + half, abs=1e-9)
+    assert ev.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_t_interval():
+    assert ev.t_interval([1.0]) is None
+    lo, hi = ev.t_interval([1.0, 2.0, 3.0, 4.0])
+    assert lo < 2.5 < hi and hi - 2.5 == pytest.approx(2.5 - lo)
+
+
+def test_ratio_interval_is_centred_on_the_reported_points_per_hand():
+    """points_per_hand is total points over total hands; its interval must be about that number
+    (it once was a t interval over per-deal means, which could miss the ratio entirely)."""
+    assert ev.ratio_interval([3.0], [2.0]) is None
+    # Equal hands per deal: the t interval of the per-deal ratios.
+    lo, hi = ev.ratio_interval([4.0, 6.0, 9.0, 5.0], [2.0, 2.0, 2.0, 2.0])
+    tlo, thi = ev.t_interval([2.0, 3.0, 4.5, 2.5])
+    assert (lo, hi) == (pytest.approx(tlo), pytest.approx(thi))
+    # Long deals with few points, short ones with many: the mean of the per-deal ratios (2.7) is
+    # far from the ratio and outside its interval; the interval is centred on the ratio.
+    pts, hands = [10.0, 10.0, 12.0, 4.0, 4.0, 5.0], [10.0, 10.0, 11.0, 1.0, 1.0, 1.0]
+    lo, hi = ev.ratio_interval(pts, hands)
+    r = sum(pts) / sum(hands)
+    assert (lo + hi) / 2 == pytest.approx(r) and lo < r < hi
+    assert hi < sum(p / h for p, h in zip(pts, hands)) / len(pts)
+    row = ev.PairingResult("a", "b", "yorkshire", 4, matches=12, wins=6,
+                           groups={i: [p, 0.0, h] for i, (p, h) in enumerate(zip(pts, hands))}).to_dict()
+    lo, hi = row["points_per_hand_ci95"]
+    assert row["points_per_hand"] == pytest.approx(r) and lo < row["points_per_hand"] < hi
+
+
+def test_derive_seed_is_stable():
+    assert ev.derive_seed(0, "x", 1) == ev.derive_seed(0, "x", 1) != ev.derive_seed(0, "x", 2)
+
+
+# ---------------------------------------------------------------------------------- CLI
+def test_cli_writes_json(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    rc = eval_main(["--preset", "seven_up", "--agents", "heuristic", "random", "--matches", "4", "--seed", "1",
+                    "--workers", "1", "--no-progress", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert {"results", "ratings"} <= set(data)
+    r = data["results"][0]
+    assert {"agent", "opponent", "preset", "matches", "wins", "win_rate", "ci95", "points_per_hand"} <= set(r)
+    assert "| heuristic | random | 4 |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,msg", [(["--preset", "nope"], "unknown preset 'nope'"),
+                                      (["--agents", "heuristic", "bogus"], "unknown agent 'bogus'"),
+                                      (["--agents", "search:worlds=x", "random"], "worlds"),
+                                      (["--preset", "seven_up", "--players", "4"], "allows players"),
+                                      (["--matches", "3"], "multiple of 2"),
+                                      (["--agents", "random"], "at least two")])
+def test_cli_errors_are_one_line(argv, msg, capsys):
+    rc = eval_main(argv + ["--no-progress", "--workers", "1"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert err.startswith("allfours eval: error:") and msg in err and "\n" not in err
+    assert "Traceback" not in err
+
+
+def test_bot_names_pick_the_bot_for_the_player_count():
+    from allfours.agents.bots import bot_name
+
+    assert bot_name("traditional") == "traditional" and bot_name("traditional", 4) == "traditional"
+    assert bot_name("traditional", 2) == "traditional_2p" and bot_name("traditional_2p", 4) == "traditional"
+    assert bot_name("seven_up", 2) == "seven_up"
+    with pytest.raises(ValueError, match="no bot is shipped for traditional with 3 players"):
+        bot_name("traditional", 3)
+    with pytest.raises(ValueError, match="no bot is shipped for yorkshire with 2 players"):
+        make_agent("bot:yorkshire", preset="yorkshire", players=2)

@@ -1,0 +1,94 @@
+"""ONNX export: onnxruntime against PyTorch on the model card's golden vectors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+ort = pytest.importorskip("onnxruntime")
+onnx = pytest.importorskip("onnx")
+torch = pytest.importorskip("torch")
+
+from allfours.agents.serve.replay import state_from_request  # noqa: E402
+from allfours.cli import main as cli  # noqa: E402
+from allfours_env import OBS_SIZE, encode, make_rules  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    from allfours.agents.checkpoint import atomic_save, metadata
+    from allfours.agents.network import PolicyNet
+    torch.manual_seed(1)
+    net = PolicyNet(OBS_SIZE, 57, (64, 32))
+    d = tmp_path_factory.mktemp("onnx")
+    ck = d / "trad.pt"
+    atomic_save({**metadata(), "arch": net.arch(), "model": net.state_dict(), "preset": "traditional",
+                 "rules": make_rules("traditional", players=2).to_dict(), "progress": {"steps": 123}}, ck)
+    out = d / "bot.onnx"
+    assert cli(["export", str(ck), "-o", str(out), "--vectors", "12", "--seed", "3"]) == 0
+    card = json.loads((d / "bot.card.json").read_text())
+    return ck, out, card
+
+
+def test_card_describes_the_policy(exported):
+    ck, out, card = exported
+    assert card["format"] == "allfours-onnx-policy" and card["encoding_version"] == 1
+    assert card["obs_size"] == OBS_SIZE and card["num_actions"] == 57
+    assert card["action_ids"][:2] == ["2C", "3C"] and card["action_ids"][51:] == ["AS", "STAND", "BEG", "GIVE_ONE",
+                                                                                   "RUN_PACK", "THROW_IN"]
+    assert card["preset"] == "traditional" and card["rules"]["players"] == 2
+    assert card["training"]["steps"] == 123 and card["views"]["hand"] == [0, [52]]
+    assert card["symmetrized"] is True  # the graph averages over the suit relabellings, as the agent plays
+    assert len(card["golden"]) == 12
+    phases = {g["view"]["phase"] for g in card["golden"]}
+    assert "play" in phases and phases & {"stand_or_beg", "give_or_run"}
+    embedded = {p.key: p.value for p in onnx.load(str(out)).metadata_props}
+    assert json.loads(embedded["allfours_model_card"])["action_ids"] == card["action_ids"]
+
+
+def test_onnxruntime_matches_pytorch_on_golden_vectors(exported):
+    from allfours.agents.neural import load_agent
+    ck, out, card = exported
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    assert [i.name for i in sess.get_inputs()] == ["observation", "action_mask"]
+    obs = np.array([g["observation"] for g in card["golden"]], np.float32)
+    mask = np.array([g["action_mask"] for g in card["golden"]], np.float32)
+    want = np.array([g["probabilities"] for g in card["golden"]], np.float32)
+    probs, logits = sess.run(None, {"observation": obs, "action_mask": mask})
+    assert np.abs(probs - want).max() < 1e-5
+    assert np.all(probs[mask == 0] == 0) and np.allclose(probs.sum(1), 1, atol=1e-5)
+    # batch of one works too (dynamic batch axis)
+    one = sess.run(["probabilities"], {"observation": obs[:1], "action_mask": mask[:1]})[0]
+    assert np.abs(one - want[:1]).max() < 1e-5
+    # and PyTorch itself, from the checkpoint, through the agent, on the states the views describe
+    agent = load_agent(ck)
+    for g, p in zip(card["golden"], probs):
+        state, seat = state_from_request(g["view"])
+        assert np.array_equal(encode(state, seat), np.array(g["observation"], np.float32))  # the encoder check
+        for a, q in agent.policy(state, seat).items():
+            assert abs(q - p[a]) < 1e-5
+
+
+def test_export_refuses_what_is_not_a_network(tmp_path, capsys):
+    assert cli(["export", "heuristic", "-o", str(tmp_path / "h.onnx")]) == 2
+    assert "only trained neural bots can be exported" in capsys.readouterr().err
+    assert cli(["export", str(tmp_path / "missing.pt"), "-o", str(tmp_path / "m.onnx")]) == 2
+
+
+def test_golden_probabilities_are_the_agents_averaged_policy(exported):
+    """The exported policy is what ``allfours eval`` plays: the averaged one, not the raw network."""
+    from allfours.agents.neural import load_agent
+    ck, _out, card = exported
+    avg, raw = load_agent(ck), load_agent(ck, symmetrize=False)
+    differs = 0
+    for g in card["golden"]:
+        obs = torch.tensor([g["observation"]], dtype=torch.float32)
+        mask = torch.tensor([g["action_mask"]], dtype=torch.bool)
+        with torch.inference_mode():
+            want = torch.softmax(avg.net.averaged(obs, mask), -1)[0]
+            plain = torch.softmax(raw.net(obs, mask, value=False)[0], -1)[0]
+        assert np.allclose(g["probabilities"], want.numpy(), atol=1e-6)
+        differs += not np.allclose(g["probabilities"], plain.numpy(), atol=1e-4)
+    assert differs > 0

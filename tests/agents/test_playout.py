@@ -1,0 +1,122 @@
+"""``search:playout=<network>``: search whose playouts use a network for the searching side."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from allfours.agents.heuristic import HeuristicAgent
+from allfours.agents.neural import load_bot
+from allfours.agents.playout import NetworkPlayout
+from allfours.agents.registry import make_agent
+from allfours.agents.search import SearchAgent, _final_value
+from allfours_env import GameState
+from allfours_env.engine import PLAY
+
+
+def _mid_hand(preset: str, seed: int, moves: int) -> GameState:
+    g = GameState.new(preset, seed=seed)
+    h = HeuristicAgent(seed=0)
+    for _ in range(moves):
+        g.apply(h.act(g, g.current))
+    return g
+
+
+@pytest.mark.parametrize("preset,seed,moves,sym", [("yorkshire", 1, 2, False), ("yorkshire", 5, 9, False),
+                                                   ("seven_up", 2, 3, False), ("yorkshire", 7, 6, True)])
+def test_lockstep_playouts_play_as_the_agents_would(preset, seed, moves, sym):
+    """Each game of a batch ends exactly as when the network (greedy; raw, or averaged with
+    ``:sym=1``) plays the searching side and the heuristic the other seats, one move at a time."""
+    bot = {"yorkshire": "bot:yorkshire", "seven_up": "bot:seven_up"}[preset]
+    start = _mid_hand(preset, seed, moves)
+    side = start.side(start.current)
+    games = []
+    for a in start.legal_actions():
+        g = start.clone()
+        g.apply(a)
+        games.append(g)
+    NetworkPlayout(bot + (":sym=1" if sym else "")).play_out(games, side, HeuristicAgent(seed=3))
+    net_agent = load_bot(bot[4:], symmetrize=sym)
+    for a, batched in zip(start.legal_actions(), games):
+        g = start.clone()
+        g.apply(a)
+        heur = HeuristicAgent(seed=3)
+        while not g.done and g.hand_no == start.hand_no:
+            player = net_agent if g.side(g.current) == side else heur
+            g.apply(player.act(g, g.current))
+        assert batched.history == g.history
+        assert batched.hand_results == g.hand_results
+        assert batched.hand_no != start.hand_no or batched.done
+
+
+def test_network_playout_values_are_the_mean_over_worlds():
+    """``action_values`` is the mean, over the sampled worlds, of each action's playout value."""
+    state = _mid_hand("yorkshire", 11, 5)
+    seat = state.current
+    agent = SearchAgent(worlds=5, playout="bot:yorkshire", seed=4)
+    values = agent.action_values(state, seat)
+    assert set(values) == set(state.legal_actions())
+    # the same worlds, drawn again from the same seed, played out one game at a time
+    again = SearchAgent(worlds=5, playout="bot:yorkshire", seed=4)
+    rng = random.Random(again.rng.getrandbits(64))
+    eq = again.equity_for(state)
+    play = NetworkPlayout("bot:yorkshire")
+    expect = dict.fromkeys(values, 0.0)
+    for world, mult in list(again._worlds(state, seat, rng)):
+        for a in values:
+            g = world.clone()
+            g.apply(a)
+            play.play_out([g], state.side(seat), again.heuristic)
+            expect[a] += _final_value(g, seat, state.hand_no, eq) * mult / 5
+    assert values == pytest.approx(expect)
+
+
+def test_network_playout_search_is_deterministic_and_legal():
+    a, b = (make_agent("search:worlds=6,playout=bot:yorkshire", seed=9) for _ in range(2))
+    g = GameState.new("yorkshire", seed=21)
+    h = HeuristicAgent(seed=1)
+    plays = 0
+    while not g.done and plays < 12:
+        if g.side(g.current) == 0 and g.phase == PLAY:
+            x, y = a.act(g, g.current), b.act(g, g.current)
+            assert x == y and g.is_legal(x)
+            g.apply(x)
+            plays += 1
+        else:
+            g.apply(h.act(g, g.current))
+    assert plays == 12
+
+
+def test_a_checkpoint_path_as_playout_makes_a_search_agent():
+    """A spec ending in .pt names a checkpoint only when it does not start with an agent's name."""
+    from allfours.data import checkpoints_dir
+
+    agent = make_agent(f"search:worlds=2,playout={checkpoints_dir() / 'yorkshire.pt'}")
+    assert isinstance(agent, SearchAgent) and agent.worlds == 2
+    assert agent._net_playout is not None and agent._net_playout.preset == "yorkshire"
+
+
+def test_bad_playout_specs():
+    with pytest.raises(ValueError, match="not a network"):
+        make_agent("search:playout=random")
+    with pytest.raises(ValueError, match="not found"):
+        make_agent("search:playout=no/such/model.pt")
+    with pytest.raises(ValueError, match="unknown bot"):
+        make_agent("search:playout=bot:nosuch")
+    with pytest.raises(ValueError, match="a network for seven_up"):
+        g = _mid_hand("yorkshire", 5, 9)
+        make_agent("search:playout=bot:seven_up").act(g, g.current)
+    with pytest.raises(ValueError, match="playout must be"):
+        SearchAgent(playout="")
+
+
+def test_time_cap_stops_network_playouts_between_batches():
+    """With ``time`` the worlds go in batches of 16 and the cap stops the move after one batch
+    (10,000 worlds uncapped would take minutes)."""
+    state = _mid_hand("yorkshire", 5, 9)
+    agent = SearchAgent(worlds=10_000, time=0.05, playout="bot:yorkshire", seed=0)
+    t = time.perf_counter()
+    assert state.is_legal(agent.act(state, state.current))
+    assert time.perf_counter() - t < 5
