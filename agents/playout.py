@@ -6,7 +6,7 @@ the others (the model of the opponents), instead of the heuristic everywhere. Th
 policy improvement over the network rather than over the heuristic.
 
 Every (world, action) game of one decision is stepped in lockstep: at each step the games whose
-seat to move is on the searching side are encoded together (``train.features.encode_batch``) and
+seat to move is on the searching side are encoded together (``allfours_env.observation.encode_batch``) and
 go through one forward pass, so a decision costs about 1.4 times a heuristic-playout one.
 """
 
@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from allfours_env import GameState
+from allfours_env.observation import encode_batch, masks_batch
 
 from .base import Agent
 
@@ -40,8 +41,6 @@ class NetworkPlayout:
         self._buf = np.zeros((256, net.obs_size), np.float32)
 
     def _moves(self, games: list[GameState]) -> list[int]:
-        from allfours.train.features import encode_batch, masks_batch
-
         b = len(games)
         if b > len(self._buf):
             self._buf = np.zeros((2 * b, self._buf.shape[1]), np.float32)

@@ -36,9 +36,8 @@ from allfours.agents.network import PolicyNet
 from allfours.agents.symmetry import canonicalize, to_canonical_actions, to_env_actions
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState
+from allfours_env.observation import OBS_SIZE, PRIV_SIZE, encode_batch, masks_batch, privileged_batch
 from allfours_env.rules import Rules
-
-from .features import OBS_SIZE, PRIV_SIZE, encode_batch, masks_batch, privileged_batch
 
 LATEST, SNAPSHOT, SCRIPTED = 0, 1, 2
 KIND_NAMES = ("latest", "snapshot", "scripted")

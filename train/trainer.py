@@ -26,11 +26,11 @@ from allfours.agents.network import PolicyNet
 from allfours.agents.neural import NeuralAgent
 from allfours.data import checkpoints_dir
 from allfours_env.cards import NUM_ACTIONS
+from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 from allfours_env.rules import make_rules
 
 from .config import TrainConfig, save_config
 from .evaluate import duplicate_eval, make_opponent
-from .features import OBS_SIZE, PRIV_SIZE
 from .ppo import ppo_update
 from .rollout import KIND_NAMES, CollectParams, VectorCollector
 from .workers import ProcessCollector

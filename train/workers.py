@@ -22,8 +22,8 @@ import numpy as np
 import torch
 
 from allfours_env.cards import NUM_ACTIONS
+from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 
-from .features import OBS_SIZE, PRIV_SIZE
 from .rollout import Collector, CollectParams, Rollout
 
 

@@ -6,9 +6,9 @@ import torch
 
 from allfours.agents.network import PolicyNet
 from allfours.agents.symmetry import canonicalize, to_env_actions
-from allfours.train.features import OBS_SIZE
 from allfours.train.rollout import VectorCollector
 from allfours_env import env as make_env
+from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
 

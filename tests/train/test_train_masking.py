@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 
 from allfours.agents.network import MASK_VALUE, PolicyNet, masked_stats
 from allfours.agents.neural import NeuralAgent
-from allfours.train.features import OBS_SIZE
 from allfours.train.rollout import VectorCollector
 from allfours_env import GameState
+from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
 

@@ -5,9 +5,9 @@ import pytest
 import torch
 
 from allfours.agents.network import PolicyNet
-from allfours.train.features import OBS_SIZE
 from allfours.train.ppo import ppo_update
 from allfours.train.rollout import CollectParams, VectorCollector, gae
+from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from allfours.agents.symmetry import SRC_ACT, canonicalize, to_canonical_actions, to_env_actions
-from allfours.train.features import masks_batch
 from allfours_env import OBS_SIZE as OBS_SIZE_
 from allfours_env import GameState, card_code, encode
 from allfours_env.cards import BEG, GIVE_ONE, RUN_PACK, STAND
 from allfours_env.engine import PLAY
+from allfours_env.observation import masks_batch
 
 
 def _order(t):
@@ -79,7 +79,7 @@ def test_network_relabels_raw_observations_itself():
 
     from allfours.agents.network import PolicyNet
     from allfours.agents.symmetry import DST_ACT
-    from allfours.train.features import OBS_SIZE, PRIV_SIZE, encode_batch, privileged_batch
+    from allfours_env.observation import OBS_SIZE, PRIV_SIZE, encode_batch, privileged_batch
 
     rng = random.Random(0)
     states = []

@@ -6,9 +6,9 @@ import numpy as np
 import torch
 
 from allfours.agents.network import PolicyNet
-from allfours.train.features import OBS_SIZE
 from allfours.train.rollout import CollectParams, VectorCollector
 from allfours.train.workers import ProcessCollector
+from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
 

@@ -1,13 +1,12 @@
-"""The trainer's batched encoder must write exactly what the public encoder writes."""
+"""The batch encoder (the trainer and network playouts use it) writes exactly what `encode` writes."""
 
 import random
 
 import numpy as np
 import pytest
 
-from allfours.train import features
-from allfours.train.features import OBS_SIZE, PRIV_SIZE, encode_batch, masks_batch, privileged_batch
 from allfours_env import GameState, encode
+from allfours_env.observation import OBS_SIZE, PRIV_SIZE, encode_batch, masks_batch, privileged_batch
 
 
 def _positions(preset, players, count, seed):
@@ -28,7 +27,6 @@ def _positions(preset, players, count, seed):
 @pytest.mark.parametrize("preset,players", [("yorkshire", 4), ("traditional", 4), ("traditional", 3),
                                             ("traditional", 2), ("seven_up", 2)])
 def test_encode_batch_matches_encode(preset, players):
-    assert features.self_check()
     states, observers = _positions(preset, players, 150, seed=players)
     out = np.full((len(states), OBS_SIZE), -7.0, np.float32)
     encode_batch(states, observers, out)
