@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from . import symmetry
+
 MASK_VALUE = -1e9
 
 
@@ -33,7 +35,6 @@ class PolicyNet(nn.Module):
                  priv_hidden: int = 64, bf16: bool = False, canonical: bool = False):
         super().__init__()
         self.canonical = bool(canonical)  # relabel suits so that trump is suit 0 (allfours.agents.symmetry)
-        from . import symmetry
         self._trump, self._turnup = symmetry.TRUMP_OFFSET, symmetry.TURNUP_OFFSET
         self._sym = None  # the suit relabellings for ``averaged``, built on first use
         if self.canonical:  # lookup tables, not weights: left out of the state dict
@@ -99,7 +100,6 @@ class PolicyNet(nn.Module):
         playing the geometric mean of its policies over the relabellings removes that noise (a
         test-time ensemble of 6 or 24 views in one batch), and the result is exactly symmetric."""
         if self._sym is None:
-            from . import symmetry
             self._sym = tuple(torch.from_numpy(t) for t in (symmetry.SYM_OBS, symmetry.SYM_ACT, symmetry.SYM_DST))
         sym_obs, sym_act, sym_dst = self._sym
         key = self._key(obs)

@@ -21,6 +21,8 @@ from allfours_env.engine import GameState
 from allfours_env.env import env as make_env
 from allfours_env.rules import make_rules
 
+from .common import Parser, positive_float, positive_int
+
 CASES = (("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
          ("seven_up", {}))
 
@@ -61,10 +63,9 @@ def engine_rate(preset: str, options: dict, seconds: float, seed: int = 0) -> fl
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="allfours bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=2.0, help="length of each timed run")
-    parser.add_argument("--repeats", type=int, default=5, help="runs per figure; the median is reported")
+    parser = Parser(prog="allfours bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=positive_float, default=2.0, help="length of each timed run")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="runs per figure; the median is reported")
     args = parser.parse_args(argv)
     try:
         from pettingzoo.classic import connect_four_v3

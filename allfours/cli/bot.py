@@ -2,28 +2,27 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from allfours.agents.serve.core import BotPool
 from allfours.agents.serve.stdio import serve_lines
-from allfours_env import PRESETS
 
+from .common import Parser, fail, positive_int, preset
 from .serve import bot_help, check_bots
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="allfours bot", description="Answer bot requests as JSON lines: one request "
+    prog = "allfours bot"
+    p = Parser(prog=prog, description="Answer bot requests as JSON lines: one request "
                                 "per line on stdin, one answer (or error) per line on stdout.")
-    p.add_argument("--preset", choices=sorted(PRESETS), help="preset of requests that do not name one")
+    p.add_argument("--preset", type=preset, help="preset of requests that do not name one")
     p.add_argument("--bot", action="append", dest="bots", metavar="SPEC", help=bot_help())
-    p.add_argument("--max-line-bytes", type=int, default=64 * 1024, help="refuse longer request lines")
+    p.add_argument("--max-line-bytes", type=positive_int, default=64 * 1024, help="refuse longer request lines")
     args = p.parse_args(argv)
     pool = BotPool(args.bots)
     err = check_bots(pool, args.preset)
     if err:
-        print(f"allfours bot: {err}", file=sys.stderr)
-        return 2
+        return fail(prog, f"argument --bot: {err}")
     try:
         serve_lines(sys.stdin.buffer, sys.stdout, pool, {"preset": args.preset}, args.max_line_bytes)
     except (KeyboardInterrupt, BrokenPipeError):

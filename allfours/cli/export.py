@@ -2,32 +2,30 @@
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 from allfours.agents.export_onnx import check, export, load_policy
-from allfours_env.rules import PRESETS
+
+from .common import Parser, fail, nonnegative_int, output_file, preset, seed
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="allfours export", description="Export a trained policy to ONNX with a model "
+    prog = "allfours export"
+    p = Parser(prog=prog, description="Export a trained policy to ONNX with a model "
                                 "card (encoding version, action ids, golden test vectors).")
     p.add_argument("policy", help="bot:<name> (a shipped bot) or a training checkpoint (.pt or run folder)")
-    p.add_argument("-o", "--output", help="ONNX file to write (default: <name>.onnx in the current folder)")
-    p.add_argument("--preset", choices=sorted(PRESETS), help="preset of the golden vectors (default: the policy's)")
-    p.add_argument("--vectors", type=int, default=16, help="golden test vectors in the card (default 16)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("-o", "--output", type=output_file,
+                   help="ONNX file to write (default: <name>.onnx in the current folder)")
+    p.add_argument("--preset", type=preset, help="preset of the golden vectors (default: the policy's)")
+    p.add_argument("--vectors", type=nonnegative_int, default=16, help="golden test vectors in the card (default 16)")
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--dynamo", action="store_true", help="use the torch.export-based exporter (opset 18)")
     p.add_argument("--no-check", action="store_true", help="skip the onnxruntime check on the golden vectors")
     args = p.parse_args(argv)
-    if args.vectors < 0:
-        p.error("--vectors must be >= 0")
     try:
         agent = load_policy(args.policy, args.preset)
     except (ValueError, FileNotFoundError) as e:
-        print(f"allfours export: {e}", file=sys.stderr)
-        return 2
+        return fail(prog, f"argument policy: {e}")
     out = Path(args.output or (args.policy.replace(":", "_").replace("/", "_").removesuffix(".pt") + ".onnx"))
     card = export(agent, out, preset=args.preset, vectors=args.vectors, seed=args.seed, dynamo=args.dynamo)
     msg = f"wrote {out} and {out.with_name(out.stem + '.card.json')} ({len(card['golden'])} golden vectors)"
@@ -37,7 +35,6 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             msg += "; onnxruntime not installed: not checked (pip install 'allfours[onnx]')"
         except ValueError as e:
-            print(f"allfours export: {e}", file=sys.stderr)
-            return 1
+            return fail(prog, e, status=1)
     print(msg)
     return 0

@@ -5,13 +5,16 @@
 
 from __future__ import annotations
 
-import argparse
+import errno
+import socket
 import sys
 
 import uvicorn
 
 from allfours.agents.serve.app import create_app
 from allfours.agents.serve.core import DEFAULT_BOTS, BotPool, RequestError, shipped_bots
+
+from .common import Parser, UsageError, fail, port, positive_int
 
 
 def bot_help() -> str:
@@ -34,20 +37,46 @@ def check_bots(pool: BotPool, preset: str | None) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="allfours serve", description="Serve the bots over HTTP (JSON API with an "
-                                "OpenAPI description at /openapi.json and interactive docs at /docs).")
+    prog = "allfours serve"
+    p = Parser(prog=prog, description="Serve the bots over HTTP (JSON API with an OpenAPI description at "
+                                      "/openapi.json and interactive docs at /docs).")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, loopback only)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=port, default=8000, help="TCP port, 1-65535 (default 8000)")
     p.add_argument("--bot", action="append", dest="bots", metavar="SPEC", help=bot_help())
-    p.add_argument("--max-body-bytes", type=int, default=64 * 1024, help="refuse larger request bodies (413)")
+    p.add_argument("--max-body-bytes", type=positive_int, default=64 * 1024, help="refuse larger request bodies (413)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     args = p.parse_args(argv)
     pool = BotPool(args.bots)
     err = check_bots(pool, None)
     if err:
-        print(f"allfours serve: {err}", file=sys.stderr)
-        return 2
+        return fail(prog, f"argument --bot: {err}")
+    try:  # bind before announcing anything: a port in use is a usage error, not a traceback later
+        sock = bind(args.host, args.port)
+    except UsageError as e:
+        return fail(prog, str(e))
     app = create_app(pool=pool, max_body_bytes=args.max_body_bytes)
     print(f"allfours serve: bots {pool.specs} on http://{args.host}:{args.port} (docs at /docs)", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level))
+    server.run(sockets=[sock])
     return 0
+
+
+def bind(host: str, port_: int) -> socket.socket:
+    """A listening socket on (host, port); UsageError naming the argument if it cannot be had."""
+    try:
+        infos = socket.getaddrinfo(host, port_, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise UsageError(f"cannot listen on {host!r}: {e.strerror}", "--host") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise UsageError(f"port {port_} on {host} is in use: choose another with --port", "--port") from None
+        raise UsageError(f"cannot listen on {host}:{port_}: {e.strerror}", "--host") from None
+    sock.set_inheritable(True)
+    return sock

@@ -78,11 +78,13 @@ def test_same_line_same_answer():
     assert p.returncode == 0 and len(out) == 3 and out[0] == out[1] == out[2]
 
 
-@pytest.mark.parametrize("args,msg", [(["--bot", "nonsense"], "unknown agent"),
-                                      (["--preset", "euchre"], "invalid choice")])
+@pytest.mark.parametrize("args,msg", [(["--bot", "nonsense"], "unknown agent 'nonsense'"),
+                                      (["--preset", "euchre"], "argument --preset: unknown preset 'euchre'"),
+                                      (["--max-line-bytes", "0"], "argument --max-line-bytes: must be a whole number")])
 def test_bad_command_line(args, msg):
     p = subprocess.run(BOT + args, input="", capture_output=True, text=True, timeout=60)
-    assert p.returncode == 2 and msg in p.stderr and p.stdout == ""
+    assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
+    assert msg in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
 # ---------------------------------------------------------------------- the example client, both ways

@@ -1,0 +1,140 @@
+"""The architecture as a test: layers point one way and imports sit at the top of modules.
+
+    allfours_env  <-  allfours.agents  <-  allfours.train  <-  allfours.cli
+
+(``allfours`` and ``allfours.data`` are the package root: they import only ``allfours_env``.)
+Every installed module is parsed with ``ast``; no module is imported, so this also covers
+modules whose optional dependencies (ray, onnx) are not installed.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# folder -> import name, as pyproject.toml's package-dir installs them
+PACKAGES = {"allfours_env": "allfours_env", "allfours": "allfours", "agents": "allfours.agents",
+            "train": "allfours.train"}
+LAYER = {"allfours_env": 0, "allfours": 1, "allfours.data": 1, "allfours.agents": 2, "allfours.train": 3,
+         "allfours.cli": 4, "allfours.__main__": 4}
+# Imports a function may make: optional or heavy dependencies that a module has a use without.
+LAZY_OK = {"ray", "onnx", "onnxruntime", "onnxscript", "matplotlib", "tensorboard", "torch", "pettingzoo.classic"}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for folder, name in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT / folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            out[".".join([name, *parts])] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _layer(module: str) -> int | None:
+    best = None
+    for prefix, layer in LAYER.items():
+        if module == prefix or module.startswith(prefix + "."):
+            if best is None or len(prefix) > len(best[0]):
+                best = (prefix, layer)
+    return None if best is None else best[1]
+
+
+def _imports(module: str, path: Path):
+    """(imported module, line, at module level?) for every import of ``module``."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    top = set(id(n) for n in tree.body)
+    for stmt in tree.body:  # imports under a module-level if/try count as top level
+        if isinstance(stmt, (ast.If, ast.Try)):
+            top.update(id(n) for n in ast.walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name, node.lineno, id(node) in top
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            names = [f"{target}.{a.name}" for a in node.names]
+            # ``from pkg import module`` imports the module; ``from module import name`` the module
+            yield (names[0] if names[0] in MODULES else target), node.lineno, id(node) in top
+
+
+def _project(name: str) -> str | None:
+    """The project module ``name`` refers to (or its closest enclosing one), else None."""
+    while name:
+        if name in MODULES:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def test_no_old_top_level_names():
+    bad = [f"{m}:{line} imports {name}" for m, p in MODULES.items() for name, line, _ in _imports(m, p)
+           if name.split(".")[0] in ("agents", "train")]
+    assert not bad, "import allfours.agents / allfours.train, never the folders' names:\n" + "\n".join(bad)
+
+
+def test_layers_point_one_way():
+    bad = []
+    for module, path in MODULES.items():
+        for name, line, _ in _imports(module, path):
+            target = _project(name)
+            if target is None:
+                continue
+            if _layer(target) > _layer(module):
+                bad.append(f"{module}:{line} (layer {_layer(module)}) imports {target} (layer {_layer(target)})")
+    assert not bad, "a lower layer imports a higher one:\n" + "\n".join(bad)
+
+
+def test_no_import_cycles():
+    graph = {m: set() for m in MODULES}
+    for module, path in MODULES.items():
+        for name, _, top in _imports(module, path):
+            target = _project(name)
+            if top and target and target != module:
+                graph[module].add(target)
+    # a package's __init__ re-exporting its modules is no cycle with them
+    packages = {m for m, p in MODULES.items() if p.name == "__init__.py"}
+    for module in graph:
+        graph[module] = {t for t in graph[module] if not (t in packages and module.startswith(t + "."))}
+    seen, stack, cycles = set(), [], []
+
+    def visit(m):
+        if m in stack:
+            cycles.append(" -> ".join(stack[stack.index(m):] + [m]))
+            return
+        if m in seen:
+            return
+        seen.add(m)
+        stack.append(m)
+        for t in sorted(graph[m]):
+            visit(t)
+        stack.pop()
+
+    for m in sorted(graph):
+        visit(m)
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_imports_at_the_top():
+    bad = [f"{m}:{line} imports {name} inside a function" for m, p in MODULES.items()
+           for name, line, top in _imports(m, p)
+           if not top and name.split(".")[0] not in LAZY_OK and name not in LAZY_OK]
+    assert not bad, "imports belong at the top of the module (only optional heavy ones may wait):\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("module", ["allfours_env.engine", "allfours.agents.search", "allfours.cli"])
+def test_the_parser_sees_the_layout(module):
+    # guards the test itself: the modules it reasons about are the installed ones
+    assert module in MODULES and _layer(module) is not None
