@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
 
 from allfours.agents.human import HumanAgent, QuitGame
 from allfours.agents.registry import make_agent
 from allfours_env import GameState, action_name, make_rules
+from allfours_env.cards import JACK, NUM_CARDS, SUIT_MASK, SUITS, card_code, mask_to_list
+from allfours_env.engine import PLAY
+from allfours_env.tricks import trick_winner
+
+from .common import Parser, fail, positive_int, preset, seed
+
+TRUMP_HOW = {
+    False: "Trump is the suit of the first card led: the eldest hand (left of the dealer) pitches it.",
+    True: "A card is turned up: the eldest hand STANDs (its suit is trump) or BEGs; then the dealer GIVEs ONE "
+          "point or RUNs the PACK (three more cards each and a new turn-up).",
+}
 
 
-def hand_summary(result: dict, scores: list[int], side_of_human: int) -> str:
+def trump_cards(dealt: list[int], trump: int) -> tuple[str | None, str | None, str]:
+    """(highest trump dealt, lowest trump dealt, the trump jack's code): the cards High, Low and Jack are."""
+    cards = [c for m in dealt for c in mask_to_list(m & SUIT_MASK[trump])]
+    jack = card_code(trump * 13 + JACK)
+    return (card_code(max(cards)), card_code(min(cards)), jack) if cards else (None, None, jack)
+
+
+def hand_summary(result: dict, scores: list[int], side_of_human: int, dealt: list[int] | None = None) -> str:
+    """The hand's result as text; ``dealt`` (the hands as dealt) names the High, Low and Jack cards."""
     def who(side):
         if side is None:
             return "nobody"
@@ -19,71 +38,92 @@ def hand_summary(result: dict, scores: list[int], side_of_human: int) -> str:
     if result["high"] is None and result["game"] is None:
         lines.append("The hand ended before play (a turn-up or take-one reached the target).")
     else:
-        lines += [f"High: {who(result['high'])}", f"Low:  {who(result['low'])}",
-                  f"Jack: {who(result['jack'])}" + (f" ({result['jack_points']})" if result["jack"] is not None else
-                                                     " (trump jack not dealt)"),
-                  f"Game: {who(result['game'])}  card points {result['game_totals']}"]
+        high = low = jack = ""
+        if dealt is not None:
+            hi, lo, jk = trump_cards(dealt, SUITS.index(result["trump"]))
+            high, low, jack = f" with {hi}", f" with {lo}", f" ({jk})"
+        totals = "  ".join(f"side {s}: {v}" for s, v in enumerate(result["game_totals"]))
+        lines += [f"High: {who(result['high'])}{high}", f"Low:  {who(result['low'])}{low}",
+                  f"Jack: {who(result['jack'])}{jack}" + (f" {result['jack_points']} point(s)"
+                                                          if result["jack"] is not None else " not dealt"),
+                  f"Game: {who(result['game'])}   card points {totals}"]
     lines.append("Points this hand: " + "  ".join(f"side {s}: {p}" for s, p in enumerate(result["points"])))
     lines.append("Match score:      " + "  ".join(f"side {s}: {p}" for s, p in enumerate(scores)))
     return "\n".join(lines)
 
 
-def play_match(rules, human_seat: int, bot_spec: str, seed: int | None, stdin=None, stdout=None) -> int:
+def make_bots(rules, human_seat: int, spec: str, seed: int | None) -> dict:
+    """The bot of every other seat (``spec`` for each; seeded per seat)."""
+    return {s: make_agent(spec, preset=rules.preset, players=rules.players, seed=None if seed is None else seed + s)
+            for s in range(rules.players) if s != human_seat}
 
+
+def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None, stdout=None) -> int:
+    """Play one match at the terminal; 0 when it was played out or the person quit, 1 if input ended."""
     out = stdout or sys.stdout
     human = HumanAgent(stdin=stdin, stdout=out)
-    agents = {s: (human if s == human_seat else make_agent(bot_spec, preset=rules.preset, players=rules.players,
-                                                          seed=None if seed is None else seed + s))
-              for s in range(rules.players)}
+    agents = {**bots, human_seat: human}
     state = GameState.new(rules, seed=seed)
     side = state.side(human_seat)
     partner = [s for s in range(rules.players) if s != human_seat and state.side(s) == side]
     with_partner = f", partnered with player_{partner[0]}." if partner else "."
     human.say(f"All Fours, {rules.preset}, {rules.players} players, first to {rules.target}. "
-              f"You are player_{human_seat}{with_partner} Type 'help' for help.")
+              f"You are player_{human_seat}{with_partner} Type 'help' for help.\n{TRUMP_HOW[rules.turnup]}")
     hands_seen = state.hand_no
     try:
         while not state.done:
             seat = state.current_player
             action = agents[seat](state, seat)
-            if seat != human_seat:
-                human.say(f"player_{seat} ({agents[seat].name}): {action_name(action)}")
-            before = len(state.tricks)
+            human.say("You play " + action_name(action) if seat == human_seat
+                      else f"player_{seat} ({agents[seat].name}): {action_name(action)}")
+            # The last card of a hand starts the next one at once: read the trick and the deal first.
+            closes = state.phase == PLAY and action < NUM_CARDS and state.pending == 1 << seat
+            trick, trump, led, dealt = state.trick + [(seat, action)], state.trump, state.led, state.dealt[:]
             state.apply(action)
-            if state.hand_no != hands_seen:
-                hands_seen = state.hand_no
-                human.say(hand_summary(state.hand_result, state.scores, side))
-            elif len(state.tricks) > before:
-                plays, _thrown, winner = state.tricks[-1]
+            if closes:
+                winner = trick_winner(trick, trump, led if led >= 0 else action // 13)
                 human.say(f"Trick won by player_{winner}" + (" (you)" if winner == human_seat else ""))
+            if state.hand_no != hands_seen:
+                for result in state.hand_results[hands_seen:]:
+                    human.say(hand_summary(result, state.scores, side, dealt))
+                    dealt = None  # a second result in one step is a turn-up of the next deal
+                hands_seen = state.hand_no
     except QuitGame as e:
         human.say(f"\nGame abandoned ({e}).")
-        return 1
+        return 0 if str(e) == "quit" else 1
     human.say(f"Side {state.winner} wins the match {state.scores}."
               + (" Well played!" if state.winner == side else " Better luck next time."))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="allfours play", description="Play All Fours in the terminal against bots.")
-    p.add_argument("--preset", default="yorkshire", help="yorkshire, traditional or seven_up")
-    p.add_argument("--players", type=int, default=None, help="traditional: 2, 3 or 4")
+    prog = "allfours play"
+    p = Parser(prog=prog, description="Play All Fours in the terminal against bots.")
+    p.add_argument("--preset", type=preset, default="yorkshire", help="yorkshire, traditional or seven_up")
+    p.add_argument("--players", type=positive_int, default=None, help="traditional: 2, 3 or 4")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 = first in play order)")
     p.add_argument("--bot", default="bot", help="opponents and partner: 'bot' (the shipped bot for the preset), "
                    "'search', 'heuristic', 'random' or any agent spec")
-    p.add_argument("--seed", type=int, default=None, help="seed for a reproducible match")
-    p.add_argument("--target", type=int, default=None, help="points to win (default: the preset's)")
+    p.add_argument("--seed", type=seed, default=None, help="seed for a reproducible match")
+    p.add_argument("--target", type=positive_int, default=None, help="points to win (default: the preset's)")
     args = p.parse_args(argv)
     options = {k: v for k, v in (("players", args.players), ("target", args.target)) if v is not None}
     try:
         rules = make_rules(args.preset, **options)
-        if not 0 <= args.seat < rules.players:
-            raise ValueError(f"--seat must be from 0 to {rules.players - 1}")
-        spec = f"bot:{rules.preset}" if args.bot == "bot" else args.bot
-        return play_match(rules, args.seat, spec, args.seed)
     except ValueError as e:
-        print(f"allfours play: {e}", file=sys.stderr)
-        return 2
+        return fail(prog, f"argument --{'players' if 'players' in str(e) else 'target'}: {e}")
+    if not 0 <= args.seat < rules.players:
+        return fail(prog, f"argument --seat: must be a seat from 0 to {rules.players - 1}, got {args.seat}")
+    spec = f"bot:{rules.preset}" if args.bot == "bot" else args.bot
+    try:
+        bots = make_bots(rules, args.seat, spec, args.seed)
+    except ValueError as e:
+        return fail(prog, f"argument --bot: {e}")
+    try:
+        return play_match(rules, args.seat, bots, args.seed)
     except KeyboardInterrupt:
         print("\nGame abandoned.")
+        return 130
+    except BrokenPipeError:  # the reader went away (``| head``): nobody is left to tell
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (so the interpreter's final flush is quiet)
         return 1

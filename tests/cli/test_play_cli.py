@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -29,6 +30,15 @@ def test_a_person_plays_a_whole_match_with_scripted_input(preset, extra):
     assert "Your hand:" in out and "Scores:" in out and "Dealer: player_" in out
     assert "=== hand over ===" in out and "High:" in out and "Game:" in out
     assert "wins the match" in out
+    assert "You play " in out  # the card the person chose is echoed
+    # the hand's last trick is announced before its summary, which names the High and Low cards
+    before_summary = [chunk.rstrip().splitlines()[-1] for chunk in out.split("=== hand over ===")[:-1]]
+    played_out = [line for line in before_summary if not line.startswith("player_") and "You play" not in line]
+    assert all(line.startswith("Trick won by player_") for line in played_out), played_out
+    assert re.search(r"High: side \d( \(you\))? with [2-9TJQKA][CDHS]", out)
+    assert re.search(r"Low:  side \d( \(you\))? with [2-9TJQKA][CDHS]", out)
+    how = "first card led" if preset == "yorkshire" else "STANDs"
+    assert how in out.split("\n--- hand 1")[0]  # the newcomer is told how trump is chosen
 
 
 def test_yorkshire_partner_is_a_bot_and_the_previous_trick_can_be_shown():
@@ -40,13 +50,19 @@ def test_yorkshire_partner_is_a_bot_and_the_previous_trick_can_be_shown():
     assert "player_3 (heuristic):" in proc.stdout
 
 
-def test_input_ending_early_leaves_cleanly_and_bad_options_are_one_line_errors():
+def test_quit_exits_0_input_ending_early_exits_1_and_bad_options_are_one_line_errors():
+    proc = run_play(["--preset", "seven_up", "--bot", "random", "--seed", "1"], "1\nquit\n")
+    assert proc.returncode == 0 and "Game abandoned (quit)" in proc.stdout and "Traceback" not in proc.stderr
     proc = run_play(["--preset", "seven_up", "--bot", "random", "--seed", "1"], "1\n")
-    assert proc.returncode == 1 and "Game abandoned" in proc.stdout and "Traceback" not in proc.stderr
-    proc = run_play(["--preset", "euchre", "--bot", "random"], "")
-    assert proc.returncode == 2 and "unknown preset 'euchre'" in proc.stderr and "Traceback" not in proc.stderr
-    proc = run_play(["--preset", "seven_up", "--seat", "5", "--bot", "random"], "")
-    assert proc.returncode == 2 and "--seat must be from 0 to 1" in proc.stderr
+    assert proc.returncode == 1 and "Game abandoned (input ended)" in proc.stdout and "Traceback" not in proc.stderr
+    for args, msg in [(["--preset", "euchre"], "argument --preset: unknown preset 'euchre'"),
+                      (["--preset", "seven_up", "--seat", "5"], "argument --seat: must be a seat from 0 to 1"),
+                      (["--preset", "seven_up", "--players", "3"], "argument --players: preset 'seven_up' allows"),
+                      (["--bot", "nonsense"], "argument --bot: unknown agent 'nonsense'"),
+                      (["--seed", "-1"], "argument --seed: must be a whole number from 0")]:
+        proc = run_play(args if "--bot" in args else [*args, "--bot", "random"], "")
+        assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert msg in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, (args, proc.stderr)
 
 
 def test_parse_entry_accepts_numbers_codes_and_words_and_explains_bad_ones():
