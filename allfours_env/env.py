@@ -36,6 +36,12 @@ the reward defaults to "points".
 rarely two, when the last card of a hand is followed by a turn-up of the next deal that wins
 the match ("hand_result" is then the played hand, the first of the two).
 
+### State
+`state()` (PettingZoo's global state, for a centralized critic): a float32 vector of
+`STATE_SIZE` in `state_space`: seat 0's observation, every seat's hand now and as dealt
+(4 x 52 each, absolute seats), and the seat to move (4); layout `observation.STATE_VIEWS`. The
+engine's own state of the match is `raw_env.game` (a `GameState`).
+
 ### Reset options
 `reset(seed=None, options={"deal": {"dealer", "hands", "stock"}, "scores": [...]})`.
 """
@@ -52,7 +58,7 @@ from pettingzoo import AECEnv
 from . import wrappers
 from .cards import NUM_ACTIONS
 from .engine import GameState
-from .observation import OBS_SIZE, encode
+from .observation import OBS_SIZE, STATE_SIZE, encode, encode_state
 from .render import render_text
 from .rules import make_rules
 from .view import seat_view
@@ -89,8 +95,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         })
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), dtype=np.float32)
         self._seeder = random.Random()
-        self.state: GameState | None = None
+        self.game: GameState | None = None  # the engine's state of the match
+
+    def state(self) -> np.ndarray:
+        """The global state (``state_space``): seat 0's observation, then every seat's hand now and as
+        dealt, and the seat to move (``allfours_env.observation.STATE_VIEWS``). For a centralized
+        critic: it shows cards that no single agent may see."""
+        if self.game is None:
+            raise RuntimeError("call reset() before state()")
+        return encode_state(self.game)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -108,20 +123,20 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:  # a warning, not an error: PettingZoo's api_test passes a dummy option
             gymnasium.logger.warn(f"ignoring unknown reset option(s) {unknown}: valid are {list(RESET_OPTIONS)}")
-        self.state = GameState.new(self.rules, seed=self._seeder.getrandbits(63), deal=options.get("deal"),
+        self.game = GameState.new(self.rules, seed=self._seeder.getrandbits(63), deal=options.get("deal"),
                                    scores=options.get("scores"))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {"scores": list(self.state.scores)} for a in self.agents}
+        self.infos = {a: {"scores": list(self.game.scores)} for a in self.agents}
         self._hands_seen = 0
         self._after_change()
-        if self.state.done:  # the first turn-up already won the match
-            self.agent_selection = self.agents[self.state.dealer]
+        if self.game.done:  # the first turn-up already won the match
+            self.agent_selection = self.agents[self.game.dealer]
         else:
-            self.agent_selection = self.agents[self.state.current]
+            self.agent_selection = self.agents[self.game.current]
         self._cumulative_rewards = dict(self.rewards)  # rewards of an instant finish stay visible
         if self.render_mode == "human":
             self.render()
@@ -132,7 +147,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        state = self.state
+        state = self.game
         state.apply(int(action))
         for a in self.agents:
             self.rewards[a] = 0.0
@@ -145,7 +160,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def _after_change(self) -> None:
         """Rewards, infos and terminations after the engine moved on."""
-        state = self.state
+        state = self.game
         scores = list(state.scores)
         for a in self.agents:
             self.infos[a] = {"scores": scores}
@@ -169,7 +184,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
-        state = self.state
+        state = self.game
         legal = state.legal_mask() if state.current_player == seat else 0
         mask = np.unpackbits(np.frombuffer(legal.to_bytes(8, "little"), dtype=np.uint8), count=NUM_ACTIONS,
                              bitorder="little").view(np.int8)
@@ -177,14 +192,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def view(self, agent) -> dict:
         """JSON-serialisable structured view of what ``agent`` may know."""
-        return seat_view(self.state, self.agent_name_mapping[agent])
+        return seat_view(self.game, self.agent_name_mapping[agent])
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         viewer = self.agent_name_mapping.get(self.agent_selection, 0)
-        text = render_text(self.state, viewer)
+        text = render_text(self.game, viewer)
         if self.render_mode == "human":
             print(text)
             return None

@@ -73,8 +73,17 @@ _OFF = {name: VIEWS[name][0] for name in VIEWS}
 _PHASE_BIT = {STAND_OR_BEG: 0, GIVE_OR_RUN: 1, PLAY: 2}
 
 
-def views(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """Split an observation (or a batch, leading axes kept) into its named views."""
+def views(obs) -> dict[str, np.ndarray]:
+    """Split an observation into its named views: the vector (or a batch, leading axes kept), or the
+    ``{"observation", "action_mask"}`` dict that the environment's ``observe()`` returns."""
+    if isinstance(obs, dict):
+        if "observation" not in obs:
+            raise ValueError(f"views() takes an observation vector or observe()'s dict with an 'observation' key, "
+                             f"got a dict with keys {sorted(obs)}")
+        obs = obs["observation"]
+    obs = np.asarray(obs)
+    if obs.ndim == 0 or obs.shape[-1] != OBS_SIZE:
+        raise ValueError(f"an observation has {OBS_SIZE} values in its last axis, got shape {obs.shape}")
     lead = obs.shape[:-1]
     return {name: obs[..., start:start + int(np.prod(shape))].reshape(*lead, *shape)
             for name, (start, shape) in VIEWS.items()}
@@ -147,7 +156,7 @@ def _raw_floats(state: GameState, observer: int) -> tuple:
     n = state.n
     sc, hp, h = state.scores, state.hand_points, state.hands
     if n == 4:
-        a = observer & 1
+        a = state.side(observer)
         b = a ^ 1
         return (sc[a], sc[b], sc[a], sc[b], hp[a], hp[b], hp[a], hp[b],
                 h[observer].bit_count(), h[(observer + 1) & 3].bit_count(), h[(observer + 2) & 3].bit_count(),
@@ -238,4 +247,27 @@ def privileged_batch(states, observers, out: np.ndarray) -> np.ndarray:
         parts.append(v.to_bytes(PRIV_SIZE // 8, "little"))
     raw = np.frombuffer(b"".join(parts), dtype=np.uint8).reshape(b, PRIV_SIZE // 8)
     out[:b] = np.unpackbits(raw, axis=1, count=PRIV_SIZE, bitorder="little")
+    return out
+
+
+# The global state (PettingZoo's ``state()``): what a centralized critic may see. Seat 0's observation
+# (the public history and the rules, with seats relative to seat 0 = absolute seats), then every seat's
+# hand now and as dealt, and the seat to move: a fixed size whatever the player count.
+STATE_VIEWS = {"observation_of_seat_0": (0, (OBS_SIZE,)), "hands": (OBS_SIZE, (4, 52)),
+               "dealt_hands": (OBS_SIZE + 208, (4, 52)), "to_move": (OBS_SIZE + 416, (4,))}
+STATE_SIZE = OBS_SIZE + 4 * 52 * 2 + 4
+
+
+def encode_state(state: GameState, out: np.ndarray | None = None) -> np.ndarray:
+    """The global state vector (float32, ``STATE_SIZE``; layout ``STATE_VIEWS``), every seat's cards included."""
+    if out is None:
+        out = np.empty(STATE_SIZE, dtype=np.float32)
+    encode(state, 0, out[:OBS_SIZE])
+    cards = 0
+    for s in range(state.n):
+        cards |= state.hands[s] << (52 * s) | state.dealt[s] << (52 * (4 + s))
+    if state.current_player >= 0:
+        cards |= 1 << (416 + state.current_player)
+    out[OBS_SIZE:] = np.unpackbits(np.frombuffer(cards.to_bytes(53, "little"), dtype=np.uint8), count=420,
+                                   bitorder="little")
     return out

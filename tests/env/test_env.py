@@ -11,6 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 from allfours_env import OBS_SIZE, card_code, env, parse_card, raw_env, views
 from allfours_env.cards import BEG, GIVE_ONE, NUM_ACTIONS, RUN_PACK, STAND
+from allfours_env.observation import STATE_SIZE, STATE_VIEWS, encode
 from allfours_env.render import render_text
 
 CASES = [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
@@ -50,7 +51,7 @@ def test_mask_is_exactly_the_legal_set_of_the_agent_to_move(preset, options):
     e = env(preset, **options)
     e.reset(seed=7)
     rng = np.random.default_rng(0)
-    state = e.unwrapped.state
+    state = e.unwrapped.game
     for _ in range(200):
         if state.done:
             break
@@ -65,7 +66,7 @@ def test_mask_is_exactly_the_legal_set_of_the_agent_to_move(preset, options):
                 assert mask.sum() == 0
         legal = np.flatnonzero(e.observe(mover)["action_mask"])
         e.step(int(rng.choice(legal)))
-        state = e.unwrapped.state
+        state = e.unwrapped.game
 
 
 def test_spaces_are_identity_stable_and_shaped():
@@ -84,7 +85,7 @@ def test_spaces_are_identity_stable_and_shaped():
 def test_reset_deal_option_sets_hands_dealer_and_trump_from_first_lead():
     e = env("yorkshire")
     e.reset(seed=0, options={"deal": YORK_DEAL})
-    state = e.unwrapped.state
+    state = e.unwrapped.game
     assert state.dealer == 3 and e.agent_selection == "player_0"  # eldest = dealer + 1
     hand = views(e.observe("player_0")["observation"])["hand"]
     assert {card_code(c) for c in np.flatnonzero(hand)} == set(YORK_DEAL["hands"][0])
@@ -98,7 +99,7 @@ def test_reset_scores_option_and_infos_scores_always_present():
     for agent in e.agents:
         assert e.infos[agent]["scores"] == [5, 6]
     play_random(e, np.random.default_rng(1))
-    assert max(e.unwrapped.state.scores) >= 7
+    assert max(e.unwrapped.game.scores) >= 7
 
 
 def test_bad_reset_options_raise_value_error():
@@ -119,7 +120,7 @@ def test_pitchers_partner_sees_an_empty_hand_until_the_lead():
     v = views(e.observe(partner)["observation"])
     assert v["hand"].sum() == 0 and v["dealt"].sum() == 0 and v["hidden"][0] == 1
     assert e.unwrapped.view(partner)["hand"] == [] and e.unwrapped.view(partner)["hand_hidden"]
-    assert "(not yet seen)" in render_text(e.unwrapped.state, 2) and "2H" not in render_text(e.unwrapped.state, 2)
+    assert "(not yet seen)" in render_text(e.unwrapped.game, 2) and "2H" not in render_text(e.unwrapped.game, 2)
     e.step(parse_card("AH"))
     v = views(e.observe(partner)["observation"])
     assert {card_code(c) for c in np.flatnonzero(v["hand"])} == set(YORK_DEAL["hands"][2]) and v["hidden"][0] == 0
@@ -168,7 +169,7 @@ def test_hand_result_reward_and_termination_in_match_mode():
             e.step(None)
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    state = e.unwrapped.state
+    state = e.unwrapped.game
     assert state.done and state.winner in (0, 1)
     assert results, "hand results must appear in infos"
     keys = {"trump", "high", "low", "jack", "jack_points", "game", "game_totals", "points"}
@@ -190,7 +191,7 @@ def test_points_reward_mode_pays_each_hand():
             e.step(None)
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    scores = e.unwrapped.state.scores
+    scores = e.unwrapped.game.scores
     for seat in range(3):
         others = [scores[s] for s in range(3) if s != seat]
         assert total[f"player_{seat}"] == pytest.approx(scores[seat] - sum(others) / 2)
@@ -200,7 +201,7 @@ def test_episode_hand_stops_after_one_hand_with_points_reward():
     e = env("seven_up", episode="hand")
     e.reset(seed=9)
     play_random(e, np.random.default_rng(4))
-    state = e.unwrapped.state
+    state = e.unwrapped.game
     assert state.done and state.hand_no == 1
     assert e.unwrapped.rules.reward == "points"
 
@@ -220,11 +221,11 @@ def test_illegal_action_through_env_ends_the_game_with_a_penalty(caplog):
 def test_raw_env_rejects_an_illegal_action_with_value_error():
     e = raw_env("traditional")
     e.reset(seed=0)
-    assert e.unwrapped.state.legal_actions() == [STAND, BEG]
+    assert e.unwrapped.game.legal_actions() == [STAND, BEG]
     with pytest.raises(ValueError, match="illegal action GIVE_ONE"):
         e.step(GIVE_ONE)
     e.step(BEG)
-    assert e.unwrapped.state.legal_actions() == [GIVE_ONE, RUN_PACK]
+    assert e.unwrapped.game.legal_actions() == [GIVE_ONE, RUN_PACK]
 
 
 def test_same_seed_same_match_different_seed_different_match():
@@ -251,7 +252,7 @@ def test_ansi_render_shows_trump_scores_and_only_the_viewers_hand():
 def test_structured_view_is_json_and_hides_other_hands():
     e = env("traditional")
     e.reset(seed=4)
-    state = e.unwrapped.state
+    state = e.unwrapped.game
     v = e.unwrapped.view("player_1")
     text = json.dumps(v)
     for seat in (0, 2, 3):
@@ -271,12 +272,49 @@ def test_observations_stay_in_bounds_when_the_pack_is_run_to_the_end(players):
     deepest = 0
     for seed in range(40):
         e.reset(seed=seed)
-        while not e.unwrapped.state.done:
-            state = e.unwrapped.state
+        while not e.unwrapped.game.done:
+            state = e.unwrapped.game
             legal = state.legal_actions()
             a = RUN_PACK if RUN_PACK in legal else (BEG if BEG in legal else int(rng.choice(legal)))
             e.step(a)
-            deepest = max(deepest, max(h.bit_count() for h in e.unwrapped.state.hands))
+            deepest = max(deepest, max(h.bit_count() for h in e.unwrapped.game.hands))
             for agent in e.agents:
                 assert space.contains(e.observe(agent))
     assert deepest >= 6 + 3 * 3  # the pack was run at least three times in a row
+
+
+@pytest.mark.parametrize("preset,options", [("yorkshire", {}), ("traditional", {"players": 3}), ("seven_up", {})])
+def test_state_is_the_global_state_with_every_seats_cards(preset, options):
+    """PettingZoo's ``state()``: a fixed-size vector in ``state_space`` that shows what no single agent sees."""
+    e = env(preset, **options)
+    e.reset(seed=11)
+    raw = e.unwrapped
+    assert raw.state_space.shape == (STATE_SIZE,)
+    for _ in range(12):
+        s = e.state()
+        game = raw.game
+        assert s.shape == (STATE_SIZE,) and s.dtype == np.float32 and raw.state_space.contains(s)
+        hands = s[STATE_VIEWS["hands"][0]:][:208].reshape(4, 52)
+        dealt = s[STATE_VIEWS["dealt_hands"][0]:][:208].reshape(4, 52)
+        for seat in range(4):
+            cards = game.hands[seat] if seat < game.n else 0
+            assert np.flatnonzero(hands[seat]).tolist() == [c for c in range(52) if cards >> c & 1]
+            dealt_cards = game.dealt[seat] if seat < game.n else 0
+            assert np.flatnonzero(dealt[seat]).tolist() == [c for c in range(52) if dealt_cards >> c & 1]
+        to_move = s[STATE_VIEWS["to_move"][0]:][:4]
+        assert np.flatnonzero(to_move).tolist() == [game.current]
+        assert np.array_equal(s[:OBS_SIZE], encode(game, 0))
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+
+
+def test_views_takes_the_observe_dict_or_its_vector():
+    e = env("seven_up")
+    e.reset(seed=2)
+    obs = e.observe(e.agent_selection)
+    a, b = views(obs), views(obs["observation"])
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert a["hand"].sum() == 6
+    with pytest.raises(ValueError, match="'observation' key"):
+        views({"action_mask": obs["action_mask"]})
+    with pytest.raises(ValueError, match="values in its last axis"):
+        views(np.zeros(5, np.float32))

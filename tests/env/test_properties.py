@@ -467,12 +467,12 @@ def test_env_reports_both_hands_that_end_in_one_step():
     e = raw_env("seven_up", reward="points")
     e._seeder.seed(0)
     e.reset(options={"scores": [4, 2], "deal": {"dealer": 1, "hands": SPLIT, "stock": SPLIT_STOCK}})
-    e.state.seed = sd  # the next deal comes from this seed, as in _play_split_hand
+    e.game.seed = sd  # the next deal comes from this seed, as in _play_split_hand
     total = {a: 0.0 for a in e.agents}
     for a in (52, 38, 27, 0, 35):
         e.step(a)
-    while e.state.hand_no == 0:
-        e.step(e.state.legal_actions()[0])
+    while e.game.hand_no == 0:
+        e.step(e.game.legal_actions()[0])
         for a in e.agents:
             total[a] += e.rewards[a]
     info = e.infos["player_0"]
