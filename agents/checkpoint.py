@@ -17,6 +17,7 @@ import io
 import os
 import subprocess
 import time
+import warnings
 from pathlib import Path
 
 import torch
@@ -82,10 +83,12 @@ def load_checkpoint(path: str | Path, *, kind: str = FORMAT) -> dict:
     if not path.exists():
         raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
     try:
-        ck = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises many kinds for a damaged file
-        raise CheckpointError(f"checkpoint {str(path)!r} cannot be read (corrupt, truncated or not a torch file): "
-                              f"{type(e).__name__}: {str(e)[:200]}") from e
+        with warnings.catch_warnings():  # torch warns about a foreign pickle before failing on it
+            warnings.simplefilter("ignore")
+            ck = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many kinds for a damaged file; its advice (weights_only) misleads here
+        raise CheckpointError(f"checkpoint {str(path)!r} cannot be read: it is damaged (truncated or corrupt) or "
+                              f"not a checkpoint of this project ({type(e).__name__})") from None
     if not isinstance(ck, dict) or ck.get("format") != kind:
         found = ck.get("format") if isinstance(ck, dict) else type(ck).__name__
         raise CheckpointError(f"{str(path)!r} is not an All Fours {kind!r} checkpoint (format: {found!r})")
