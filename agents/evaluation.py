@@ -13,21 +13,33 @@ Every pairing of a run uses the same game seeds, so all agents meet the same dea
 not depend on the number of worker processes: each match's seeds derive from the run seed and
 the match's place in the schedule only.
 
-    from allfours.agents.evaluation import evaluate_pairing, round_robin
+An agent that exists only in memory (the network under training) plays the same schedule through
+``agents={name: agent}`` or ``evaluate_agent``: its row is the one ``allfours eval`` prints for the
+agent saved to a file, on the same seed and options.
+
+    from allfours.agents.evaluation import evaluate_agent, evaluate_pairing, round_robin
     res = round_robin(["search", "heuristic", "random"], preset="yorkshire", matches=400, seed=0)
+    row = evaluate_agent(my_agent, "heuristic", preset="yorkshire", matches=400, seed=0)
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing as mp
 import os
 import random
 import statistics
 from dataclasses import dataclass, field
 
+import torch
+from openskill.models import PlackettLuce
+from scipy import stats
+from tqdm import tqdm
+
 from allfours_env import GameState, make_rules
 
 from .base import Agent, check_turn
+from .registry import make_agent
 
 _AGENT_CACHE: dict = {}
 
@@ -121,18 +133,20 @@ def make_tasks(pairs: list[tuple[str, str]], preset: str, matches: int, seed: in
     return tasks
 
 
-def run_task(task: Task) -> dict:
-    from .registry import make_agent
+def run_task(task: Task, agents: dict | None = None) -> dict:
+    """Play one task; a spec named in ``agents`` is played by that object, any other is made by
+    ``make_agent`` (once per process and spec)."""
+    rules = make_rules(task.preset, **dict(task.options))
     objs = []
     for k, spec in enumerate(task.specs):
+        if agents and spec in agents:
+            objs.append(agents[spec])
+            continue
         key = (spec, task.preset, task.options, k)
         if key not in _AGENT_CACHE:
-            players = make_rules(task.preset, **dict(task.options)).players
-            _AGENT_CACHE[key] = make_agent(spec, preset=task.preset, players=players)
+            _AGENT_CACHE[key] = make_agent(spec, preset=task.preset, players=rules.players)
         objs.append(_AGENT_CACHE[key])
-    agents = [objs[i] for i in task.seats]
-    out = play_match(agents, task.preset, task.game_seed, task.agent_seed, dict(task.options))
-    rules = make_rules(task.preset, **dict(task.options))
+    out = play_match([objs[i] for i in task.seats], task.preset, task.game_seed, task.agent_seed, dict(task.options))
     side_a = {rules.side(s) for s, i in enumerate(task.seats) if i == 0}
     (sa,) = side_a
     out["a_side"] = sa
@@ -143,25 +157,22 @@ def run_task(task: Task) -> dict:
 def init_worker():
     """Initializer of a spawned worker process that may run neural agents (evaluation, benchmarks)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    try:  # a neural agent must not take every core of a shared machine
-        import torch
-        torch.set_num_threads(1)
-    except ImportError:  # pragma: no cover
-        pass
+    torch.set_num_threads(1)  # a neural agent must not take every core of a shared machine
 
 
-def run_tasks(tasks: list[Task], workers: int = 2, progress: bool = True, desc: str = "matches") -> list[dict]:
-    """Results in task order, whatever the number of workers."""
-    from tqdm import tqdm
+def run_tasks(tasks: list[Task], workers: int = 2, progress: bool = True, desc: str = "matches",
+              agents: dict | None = None) -> list[dict]:
+    """Results in task order, whatever the number of workers. In-memory ``agents`` play in this process."""
+    if agents and workers > 1:
+        raise ValueError(f"in-memory agents {sorted(agents)} play in this process: workers must be 1, got {workers}")
     results: list = [None] * len(tasks)
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress, unit="match", dynamic_ncols=True)
     try:
         if workers <= 1:
             for i, t in enumerate(tasks):
-                results[i] = run_task(t)
+                results[i] = run_task(t, agents)
                 bar.update(1)
         else:
-            import multiprocessing as mp
             ctx = mp.get_context("spawn")
             with ctx.Pool(workers, initializer=init_worker) as pool:
                 for i, r in pool.imap_unordered(_indexed, list(enumerate(tasks)), chunksize=1):
@@ -182,8 +193,7 @@ def wilson(wins: int, n: int) -> tuple[float, float]:
     """Wilson score 95% interval of a win rate (scipy's binomtest)."""
     if n == 0:
         return (0.0, 1.0)
-    from scipy.stats import binomtest
-    ci = binomtest(wins, n).proportion_ci(confidence_level=0.95, method="wilson")
+    ci = stats.binomtest(wins, n).proportion_ci(confidence_level=0.95, method="wilson")
     return (float(ci.low), float(ci.high))
 
 
@@ -191,12 +201,11 @@ def t_interval(values: list[float]) -> tuple[float, float] | None:
     """Student-t 95% interval of the mean (None with fewer than two values)."""
     if len(values) < 2:
         return None
-    from scipy.stats import t
     m = statistics.fmean(values)
     sd = statistics.stdev(values)
     if sd == 0:
         return (m, m)
-    half = float(t.ppf(0.975, len(values) - 1)) * sd / math.sqrt(len(values))
+    half = float(stats.t.ppf(0.975, len(values) - 1)) * sd / math.sqrt(len(values))
     return (m - half, m + half)
 
 
@@ -208,10 +217,9 @@ def ratio_interval(num: list[float], den: list[float]) -> tuple[float, float] | 
     total = sum(den)
     if n < 2 or not total:
         return None
-    from scipy.stats import t
     r = sum(num) / total
     var = n / (n - 1) * sum((x - r * d) ** 2 for x, d in zip(num, den)) / total ** 2
-    half = float(t.ppf(0.975, n - 1)) * math.sqrt(var)
+    half = float(stats.t.ppf(0.975, n - 1)) * math.sqrt(var)
     return (r - half, r + half)
 
 
@@ -272,7 +280,6 @@ def _add(row: PairingResult, deal: int, won: bool, pts: float, opp: float, hands
 
 def ratings(tasks: list[Task], results: list[dict], pairs: list[tuple[str, str]]) -> dict:
     """OpenSkill (Plackett-Luce) ratings from every match, in schedule order (deterministic)."""
-    from openskill.models import PlackettLuce
     model = PlackettLuce()
     names = sorted({x for p in pairs for x in p})
     current = {n: model.rating(name=n) for n in names}
@@ -287,17 +294,24 @@ def ratings(tasks: list[Task], results: list[dict], pairs: list[tuple[str, str]]
 
 # ---------------------------------------------------------------------- public API
 def evaluate_pairings(pairs: list[tuple[str, str]], preset: str = "yorkshire", matches: int = 400, seed: int = 0,
-                      workers: int = 2, options: dict | None = None, progress: bool = True) -> dict:
-    """Duplicate matches for each (A, B) in ``pairs``: {"results": [...], "ratings": {...}}."""
-    from .registry import make_agent
+                      workers: int = 2, options: dict | None = None, progress: bool = True,
+                      agents: dict[str, Agent] | None = None, both_ways: bool = True) -> dict:
+    """Duplicate matches for each (A, B) in ``pairs``: {"results": [...], "ratings": {...}}.
+
+    ``agents``: names in ``pairs`` played by these objects (in this process, ``workers=1``) instead of
+    specs. ``both_ways=False``: with three players, no matches of B alone against two A (the rows of
+    A against B are the same either way)."""
     rules = make_rules(preset, **(options or {}))
-    for spec in {x for p in pairs for x in p}:
+    for name, agent in (agents or {}).items():
+        if not isinstance(agent, Agent):
+            raise ValueError(f"agents[{name!r}] is not an Agent: {agent!r}")
+    for spec in {x for p in pairs for x in p} - set(agents or {}):
         make_agent(spec, preset=preset, players=rules.players)  # fail fast, with a clear message, before any work
     all_pairs = list(pairs)
-    if rules.players == 3:  # both directions need their own matches
+    if rules.players == 3 and both_ways:  # both directions need their own matches
         all_pairs += [(b, a) for a, b in pairs if (b, a) not in pairs]
     tasks = make_tasks(all_pairs, preset, matches, seed, options)
-    results = run_tasks(tasks, workers=workers, progress=progress, desc=f"{preset} matches")
+    results = run_tasks(tasks, workers=workers, progress=progress, desc=f"{preset} matches", agents=agents)
     rows = summarize(tasks, results, all_pairs, preset, rules.players)
     return {"preset": preset, "players": rules.players, "seed": seed, "matches_per_pairing": matches,
             "options": dict(options or {}),
@@ -307,6 +321,32 @@ def evaluate_pairings(pairs: list[tuple[str, str]], preset: str = "yorkshire", m
 def evaluate_pairing(agent: str, opponent: str, **kwargs) -> dict:
     """One duplicate pairing (see ``evaluate_pairings``); the first row is ``agent`` against ``opponent``."""
     return evaluate_pairings([(agent, opponent)], **kwargs)
+
+
+def evaluate_agent(agent: Agent, opponent: str, preset: str = "yorkshire", matches: int = 400, seed: int = 0,
+                   options: dict | None = None, name: str = "agent") -> dict:
+    """The row of ``agent`` (an object, named ``name``) against the ``opponent`` spec: the first row
+    ``allfours eval --agents <agent's file> <opponent>`` prints for the same preset, options, matches
+    and seed (the same deals, agent seeds and figures)."""
+    if name == opponent:
+        raise ValueError(f"the agent's name {name!r} is also the opponent's spec: give it another name")
+    out = evaluate_pairings([(name, opponent)], preset=preset, matches=matches, seed=seed, workers=1, options=options,
+                            progress=False, agents={name: agent}, both_ways=False)
+    return out["results"][0]
+
+
+def eval_command(agents: list[str], preset: str, options: dict | None, matches: int, seed: int) -> str:
+    """The ``allfours eval`` command line that plays these matches (rule options as --players,
+    --target or --rule KEY=VALUE)."""
+    opts = dict(options or {})
+    parts = ["allfours eval --preset", preset]
+    for key in ("players", "target"):
+        if key in opts:
+            parts += [f"--{key}", str(opts.pop(key))]
+    for key, value in sorted(opts.items()):
+        parts += ["--rule", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    parts += ["--agents", *agents, "--matches", str(matches), "--seed", str(seed)]
+    return " ".join(parts)
 
 
 def round_robin(agents: list[str], **kwargs) -> dict:

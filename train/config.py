@@ -4,7 +4,9 @@
 
 A YAML file holds a mapping of field names (a subset of ``TrainConfig``); ``base: other.yaml``
 inherits another file (paths relative to the file). Unknown keys, in a file or on the command
-line, are a ``ValueError`` naming the key and the closest valid ones.
+line, are a ``ValueError`` naming the key and the closest valid ones. So is a key naming an agent
+(``eval_opponents``, ``scripted_opponents``, ``search_opponent``, ``best_metric``) that names none:
+a misspelt opponent stops the run before it starts, never silently leaves it out.
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ from typing import Any
 
 import yaml
 
+from allfours.agents.equity import EQUITY_MAX_TARGET, equity_for_rules
+from allfours.agents.evaluation import seatings
+from allfours.agents.registry import make_agent
 from allfours.data import config_names, configs_dir
+from allfours_env.rules import make_rules
 
 DEFAULT_CONFIG = "yorkshire"
 
@@ -98,9 +104,7 @@ class TrainConfig:
 
     # ------------------------------------------------------------------
     def validate(self) -> TrainConfig:
-        from allfours_env.rules import make_rules
-
-        make_rules(self.preset, **self.rules)  # ValueError on a bad preset or option
+        rules = make_rules(self.preset, **self.rules)  # ValueError on a bad preset or option
         pos_int = ("num_envs", "rollout_steps", "update_epochs", "minibatch_size", "pool_size", "torch_threads",
                    "rollout_threads", "snapshot_every", "workers", "log_every_updates", "eval_matches")
         for name in pos_int:
@@ -125,9 +129,6 @@ class TrainConfig:
         if not 0 <= self.equity_reward <= 1:
             raise ValueError(f"config equity_reward must be in [0, 1], got {self.equity_reward}")
         if self.equity_reward:
-            from allfours.agents.equity import EQUITY_MAX_TARGET, equity_for_rules
-
-            rules = make_rules(self.preset, **self.rules)
             if rules.reward != "match" or equity_for_rules(rules) is None:
                 raise ValueError("config equity_reward needs two sides playing whole matches to a target of at "
                                  f"most {EQUITY_MAX_TARGET} with the match reward (rules reward: match, episode: "
@@ -138,7 +139,29 @@ class TrainConfig:
             raise ValueError("max_minutes and total_steps must be >= 0")
         if self.suit_jitter and not self.canonical_suits:
             raise ValueError("config suit_jitter needs canonical_suits: true (it orders the suits after trump)")
+        self._validate_opponents(rules.players)
         return self
+
+    def _validate_opponents(self, players: int) -> None:
+        """Every key naming agents names real ones, and evaluations fill whole duplicate groups."""
+        for key in ("eval_opponents", "scripted_opponents"):
+            specs = getattr(self, key)
+            for spec in specs:
+                _check_agent(key, spec, self.preset, players)
+            twice = sorted({s for s in specs if specs.count(s) > 1})
+            if twice:
+                raise ValueError(f"config {key} lists {', '.join(map(repr, twice))} more than once")
+        _check_agent("search_opponent", self.search_opponent, self.preset, players)
+        if self.eval_opponents and self.best_metric not in self.eval_opponents:
+            raise ValueError(f"config best_metric {self.best_metric!r} is not one of eval_opponents: choose one of "
+                             f"{', '.join(self.eval_opponents)}")
+        group = len(seatings(players))
+        keys = ["eval_matches"] + (["search_eval_matches"] if self.search_eval_every > 0 else [])
+        for key in keys:
+            n = getattr(self, key)
+            if n < group or n % group:
+                raise ValueError(f"config {key} must be a positive multiple of {group} with {players} players "
+                                 f"(each deal is played once per seating), got {n}")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -152,6 +175,13 @@ class TrainConfig:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
+def _check_agent(key: str, spec: Any, preset: str, players: int) -> None:
+    try:
+        make_agent(spec, preset=preset, players=players)
+    except ValueError as e:
+        raise ValueError(f"config {key}: {spec!r} is not an agent: {e}") from None
 
 
 def _unknown(key: str, where: str) -> ValueError:

@@ -11,12 +11,14 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+import yaml
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
 from allfours.agents.evaluation import wilson
 
 
 def scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
     if not (run_dir / "tb").exists():
         raise ValueError(f"{str(run_dir)!r} has no TensorBoard data (tb/): is it a training run folder?")
     acc = EventAccumulator(str(run_dir / "tb"), size_guidance={"scalars": 0})
@@ -26,8 +28,6 @@ def scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
 
 def minutes_at(data: dict, steps: list[int]) -> list[float]:
     """Training minutes at each step (from ``charts/minutes``, logged every update)."""
-    import numpy as np
-
     mins = data.get("charts/minutes", [])
     if not mins:
         return [s / 1e6 for s in steps]
@@ -40,7 +40,6 @@ def plot(runs: list[Path], out: Path, title: str = "") -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import yaml
 
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
     for run in runs:

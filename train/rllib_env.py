@@ -9,7 +9,7 @@
   end, a final observation, so each seat's last decision is closed by its own result.
 - ``policy_mapping_fn``: every seat plays the one shared module ``SHARED`` (self-play).
 - ``rllib_agent(module_or_algorithm)``: an ``agents.base.Agent`` playing the module greedily over
-  the legal actions, for ``train.evaluate.duplicate_eval`` and everything else that takes agents.
+  the legal actions, for ``agents.evaluation.evaluate_agent`` and everything else that takes agents.
 - ``AllFoursCallback.configured(eval_every, matches)``: win rate against ``heuristic`` in the
   results (``result["allfours"]["winrate_vs_heuristic"]``); in a zero-sum self-play game the
   shared module's mean return is always 0 and says nothing. Also counts illegal actions
@@ -33,6 +33,7 @@ except ImportError as e:  # Ray is an optional extra
     raise ImportError(f"train.rllib_env needs Ray RLlib ({e}): pip install '.[ray]'") from e
 
 from allfours.agents.base import Agent
+from allfours.agents.evaluation import evaluate_agent
 from allfours_env import raw_env
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState, IllegalActionError
@@ -85,7 +86,7 @@ class AllFoursRLlibEnv(MultiAgentEnv):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self.aec.reset(seed=seed, options=options)
-        if self.aec.state.done:  # RLlib episodes cannot end at reset (only possible with given scores)
+        if self.aec.game.done:  # RLlib episodes cannot end at reset (only possible with given scores)
             raise ValueError("reset options give a match that is already won at the first turn-up")
         mover = self.aec.agent_selection
         return {mover: self._obs(mover)}, {mover: {}}
@@ -96,18 +97,18 @@ class AllFoursRLlibEnv(MultiAgentEnv):
         if mover not in action_dict:
             raise ValueError(f"it is {mover}'s turn, got actions for {sorted(action_dict)}")
         action = int(action_dict[mover])
-        if not aec.state.is_legal(action):
+        if not aec.game.is_legal(action):
             self.illegal_actions += 1
             if self.illegal == "raise":
                 raise IllegalActionError(f"{mover} chose illegal action {action}; legal: "
-                                         f"{aec.state.legal_actions()}")
+                                         f"{aec.game.legal_actions()}")
             # As TerminateIllegalWrapper in allfours_env.env(): the match ends, -1 for the offender.
             rewards = {a: (-1.0 if a == mover else 0.0) for a in self.possible_agents}
             infos = {a: {ILLEGAL_INFO: mover} for a in self.possible_agents}
             return self._end(rewards, infos)
         aec.step(action)
         rewards = {a: float(aec.rewards[a]) for a in self.possible_agents}
-        if aec.state.done:
+        if aec.game.done:
             return self._end(rewards, {a: dict(aec.infos[a]) for a in self.possible_agents})
         nxt = aec.agent_selection
         return {nxt: self._obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {nxt: dict(aec.infos[nxt])}
@@ -163,12 +164,13 @@ def rllib_agent(module_or_algorithm, module_id: str = SHARED) -> RLModuleAgent:
 
 def evaluate_vs(module_or_algorithm, preset: str, options: dict | None, matches: int, seed: int = 0,
                 opponent: str = "heuristic") -> dict:
-    """Duplicate-deal evaluation of the shared module against ``opponent`` (``train.evaluate``)."""
-    from allfours.agents.registry import make_agent
-    from allfours.train.evaluate import duplicate_eval
-
-    agent = rllib_agent(module_or_algorithm)
-    return duplicate_eval(agent, make_agent(opponent, preset=preset, seed=seed), preset, options, matches, seed=seed)
+    """The shared module against ``opponent`` on ``allfours eval``'s duplicate deals
+    (``agents.evaluation.evaluate_agent``): win rate, its 95% interval, points per hand."""
+    r = evaluate_agent(rllib_agent(module_or_algorithm), opponent, preset=preset, matches=matches, seed=seed,
+                       options=options, name=SHARED)
+    lo, hi = r["ci95"]
+    return {"matches": r["matches"], "wins": r["wins"], "win_rate": r["win_rate"], "ci_low": lo, "ci_high": hi,
+            "points_per_hand": r["points_per_hand"], "opp_points_per_hand": r["opponent_points_per_hand"]}
 
 
 class AllFoursCallback(RLlibCallback):

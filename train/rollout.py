@@ -33,6 +33,7 @@ import torch
 
 from allfours.agents.equity import equity_for_rules
 from allfours.agents.network import PolicyNet
+from allfours.agents.registry import make_agent
 from allfours.agents.symmetry import canonicalize, to_canonical_actions, to_env_actions
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState
@@ -94,16 +95,10 @@ class Collector(ABC):
         """Release workers, if any."""
 
 
-def make_scripted(specs, preset: str, seed: int) -> list:
-    """(spec, Agent) for the scripted share; unavailable specs are skipped with a warning."""
-    from .evaluate import make_opponent
-
-    out = []
-    for i, spec in enumerate(specs):
-        agent = make_opponent(spec, preset, seed=seed + i)
-        if agent is not None:
-            out.append((spec, agent))
-    return out
+def make_scripted(specs, rules: Rules, seed: int) -> list:
+    """(spec, Agent) for the scripted share; a bad spec is a ValueError (the config checks them first)."""
+    return [(spec, make_agent(spec, preset=rules.preset, seed=seed + i, players=rules.players))
+            for i, spec in enumerate(specs)]
 
 
 class VectorCollector(Collector):
@@ -121,7 +116,7 @@ class VectorCollector(Collector):
         self.rng = random.Random(seed * 7919 + 1)
         self.gen = torch.Generator().manual_seed(seed)
         self.seeders = [random.Random(self.slot_seed(g)) for g in range(num_envs)]
-        self.scripted = make_scripted(scripted_specs, rules.preset, seed) if shares[2] > 0 else []
+        self.scripted = make_scripted(scripted_specs, rules, seed) if shares[2] > 0 else []
         self.snap_nets: list[PolicyNet] = []
         self.snap_names: list[str] = []
         self.snapshot_slots = snapshot_slots

@@ -20,8 +20,10 @@ import time
 from pathlib import Path
 
 import torch
+from tqdm import tqdm
 
 from allfours.agents.checkpoint import atomic_save, load_checkpoint, metadata
+from allfours.agents.evaluation import eval_command, evaluate_agent
 from allfours.agents.network import PolicyNet
 from allfours.agents.neural import NeuralAgent
 from allfours.data import checkpoints_dir
@@ -30,12 +32,13 @@ from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 from allfours_env.rules import make_rules
 
 from .config import TrainConfig, save_config
-from .evaluate import duplicate_eval, make_opponent
 from .ppo import ppo_update
+from .ray_workers import RayCollector
 from .rollout import KIND_NAMES, CollectParams, VectorCollector
 from .workers import ProcessCollector
 
 SNAPSHOT_FORMAT = "allfours-ppo-snapshot"
+LEARNER = "learner"  # the network under training, in evaluation rows
 
 
 class SnapshotPool:
@@ -112,8 +115,6 @@ class Trainer:
                   scripted_specs=cfg.scripted_opponents, snapshot_slots=cfg.snapshot_slots,
                   threads=cfg.rollout_threads, suit_jitter=cfg.suit_jitter)
         if cfg.collector == "ray":
-            from .ray_workers import RayCollector
-
             self.collector = RayCollector(self.rules, self.net, workers=cfg.workers, address=cfg.ray_address,
                                           cpus_per_worker=cfg.ray_cpus_per_worker, **kw)
         else:
@@ -205,25 +206,36 @@ class Trainer:
                 or (cfg.total_steps > 0 and p["steps"] >= cfg.total_steps))
 
     # ------------------------------------------------------------------ evaluation
+    def eval_matches(self, spec: str) -> int:
+        cfg = self.cfg
+        searched = spec == cfg.search_opponent and spec not in cfg.eval_opponents
+        return cfg.search_eval_matches if searched else cfg.eval_matches
+
+    def eval_command(self, spec: str, checkpoint: str = "best.pt") -> str:
+        """The ``allfours eval`` command that plays a saved checkpoint's evaluation against ``spec``
+        (its raw network, ``:sym=0``, as evaluated here)."""
+        cfg = self.cfg
+        return eval_command([f"{self.run_dir / checkpoint}:sym=0", spec], cfg.preset, cfg.rules,
+                            self.eval_matches(spec), cfg.eval_seed)
+
     def evaluate(self, writer=None, with_search: bool = False) -> dict:
+        """Rows of ``allfours eval`` (agent ``learner``) against each opponent: the same deals and
+        figures as ``self.eval_command(spec)`` gives for a checkpoint of these weights."""
         cfg = self.cfg
         net = PolicyNet.from_arch(self.net.arch())
         net.load_state_dict(self.net.state_dict())
         # The raw network: half the time of the suit-averaged play (evaluation eats training time),
-        # and comparable with earlier runs' curves; `allfours eval` judges the averaged bot.
+        # and comparable with earlier runs' curves; `allfours eval` judges the averaged bot (without :sym=0).
         agent = NeuralAgent(net, greedy=True, preset=self.rules.preset, symmetrize=False)
-        specs = list(cfg.eval_opponents) + ([cfg.search_opponent] if with_search else [])
+        searched = with_search and cfg.search_opponent not in cfg.eval_opponents
+        specs = list(cfg.eval_opponents) + ([cfg.search_opponent] if searched else [])
         results = {}
         prev = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
             for spec in specs:
-                opp = make_opponent(spec, self.rules.preset, seed=cfg.seed)
-                if opp is None:
-                    continue
-                matches = cfg.search_eval_matches if with_search and spec == cfg.search_opponent else cfg.eval_matches
-                r = duplicate_eval(agent, opp, cfg.preset, cfg.rules, matches, seed=cfg.eval_seed)
-                results[spec] = r
+                results[spec] = evaluate_agent(agent, spec, preset=cfg.preset, matches=self.eval_matches(spec),
+                                               seed=cfg.eval_seed, options=cfg.rules, name=LEARNER)
         finally:
             torch.set_num_threads(prev)
         self.progress["evals"] += 1
@@ -233,18 +245,17 @@ class Trainer:
                 tag = re.sub(r"[^A-Za-z0-9_.-]", "_", spec)
                 writer.add_scalar(f"eval/winrate_vs_{tag}", r["win_rate"], step)
                 writer.add_scalar(f"eval/points_per_hand_vs_{tag}", r["points_per_hand"], step)
-                writer.add_scalar(f"eval/opp_points_per_hand_vs_{tag}", r["opp_points_per_hand"], step)
+                writer.add_scalar(f"eval/opp_points_per_hand_vs_{tag}", r["opponent_points_per_hand"], step)
         self.last_eval = {"steps": step, **{k: dict(v) for k, v in results.items()}}
         return results
 
     def _score(self, results: dict) -> float | None:
-        key = self.cfg.best_metric if self.cfg.best_metric in results else next(iter(results), None)
-        return None if key is None else results[key]["win_rate"]
+        r = results.get(self.cfg.best_metric)  # validated to be an eval opponent: in every evaluation
+        return None if r is None else r["win_rate"]
 
     # ------------------------------------------------------------------ the loop
     def train(self, log=print) -> dict:
-        from torch.utils.tensorboard import SummaryWriter
-        from tqdm import tqdm
+        from torch.utils.tensorboard import SummaryWriter  # tensorboard: only a training loop writes
 
         cfg, p = self.cfg, self.progress
         writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=p["steps"] if self.resumed else None)
@@ -382,8 +393,9 @@ class Trainer:
 
     def _eval_line(self, results: dict) -> str:
         p = self.progress
-        items = [f"{spec} {r['win_rate']:.3f} [{r['ci_low']:.2f},{r['ci_high']:.2f}] "
-                 f"pts/hand {r['points_per_hand']:.2f}-{r['opp_points_per_hand']:.2f}" for spec, r in results.items()]
+        items = [f"{spec} {r['win_rate']:.3f} [{r['ci95'][0]:.2f},{r['ci95'][1]:.2f}] "
+                 f"pts/hand {r['points_per_hand']:.2f}-{r['opponent_points_per_hand']:.2f}"
+                 for spec, r in results.items()]
         return (f"eval @ {p['steps']:,} decisions, {p['train_seconds'] / 60:.1f} min: " + "; ".join(items)
                 + f" (best {self.best_score:.3f})")
 

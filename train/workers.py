@@ -21,10 +21,12 @@ from multiprocessing import shared_memory
 import numpy as np
 import torch
 
+from allfours.agents.network import PolicyNet
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE
+from allfours_env.rules import make_rules
 
-from .rollout import Collector, CollectParams, Rollout
+from .rollout import Collector, CollectParams, Rollout, VectorCollector
 
 
 def _layout(rows: int, privileged: bool) -> dict:
@@ -47,11 +49,6 @@ def _attach(names: dict, spec: dict) -> tuple[list, dict]:
 
 def worker_collector(rules_dict: dict, arch: dict, bf16: bool, kwargs: dict):
     """The ``VectorCollector`` a worker (process or Ray actor) runs, from what the learner sends it."""
-    from allfours.agents.network import PolicyNet
-    from allfours_env.rules import make_rules
-
-    from .rollout import VectorCollector
-
     torch.set_num_threads(1)
     opts = {k: v for k, v in rules_dict.items() if k != "preset"}
     net = PolicyNet.from_arch(arch, bf16=bf16).eval()

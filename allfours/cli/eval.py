@@ -3,6 +3,7 @@
     allfours eval --preset yorkshire --agents search heuristic random --matches 400 --seed 0
     allfours eval --preset traditional --players 3 --agents heuristic random --matches 300
     allfours eval --preset seven_up --agents search:worlds=64 heuristic --json out.json
+    allfours eval --preset yorkshire --rule throw_in=false --agents runs/x/best.pt:sym=0 heuristic
 
 With two agents it plays that one pairing; with more, a round robin of every pair on the same
 deals. Each deal sequence is played once per seating (sides swapped; with three players the
@@ -17,9 +18,11 @@ import json
 import sys
 import time
 
-from allfours.agents.evaluation import evaluate_pairings, round_robin
+import yaml
+
+from allfours.agents.evaluation import eval_command, evaluate_pairings, round_robin
 from allfours.agents.registry import make_agent
-from allfours_env.rules import ALLOWED_PLAYERS, PRESETS
+from allfours_env.rules import ALLOWED_PLAYERS, OPTION_NAMES, PRESETS, make_rules
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="run seed: same seed, same numbers (default 0)")
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--target", type=int, default=None, help="override the preset's target score")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"any other rule option, repeatable: {', '.join(OPTION_NAMES)} (as a training config's rules)")
     p.add_argument("--json", metavar="FILE", default=None, help="also write the results as JSON to FILE")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -68,6 +73,17 @@ def _run(args) -> int:
         options["players"] = args.players
     if args.target is not None:
         options["target"] = args.target
+    for item in args.rule:
+        key, eq, text = (x.strip() for x in item.partition("="))
+        if not eq or not key:
+            raise ValueError(f"--rule {item!r} must look like KEY=VALUE (e.g. throw_in=false)")
+        if key in options:
+            raise ValueError(f"rule option {key!r} is given twice")
+        try:
+            options[key] = yaml.safe_load(text)
+        except yaml.YAMLError:
+            options[key] = text
+    make_rules(args.preset, **options)  # an unknown option or a bad value fails here, before any agent loads
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     if len(args.agents) < 2:
@@ -75,7 +91,7 @@ def _run(args) -> int:
     if len(set(args.agents)) != len(args.agents):
         raise ValueError(f"agent specs must be distinct, got {args.agents}")
     for spec in args.agents:
-        make_agent(spec, preset=args.preset, players=args.players)  # a bad spec fails here, clearly
+        make_agent(spec, preset=args.preset, players=options.get("players"))  # a bad spec fails here, clearly
     t0 = time.perf_counter()
     kw = dict(preset=args.preset, matches=args.matches, seed=args.seed, workers=args.workers, options=options,
               progress=not args.no_progress)
@@ -84,10 +100,7 @@ def _run(args) -> int:
     else:
         out = round_robin(args.agents, **kw)
     out["seconds"] = round(time.perf_counter() - t0, 1)
-    out["command"] = ("allfours eval --preset " + args.preset
-                      + (f" --players {args.players}" if args.players is not None else "")
-                      + (f" --target {args.target}" if args.target is not None else "")
-                      + " --agents " + " ".join(args.agents) + f" --matches {args.matches} --seed {args.seed}")
+    out["command"] = eval_command(args.agents, args.preset, options, args.matches, args.seed)
     print(format_report(out))
     if args.json:
         with open(args.json, "w") as f:

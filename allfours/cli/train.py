@@ -93,6 +93,10 @@ def _run(args) -> int:
                              "or choose another run_name=")
         trainer = Trainer(cfg, run_dir)
         print(f"training {cfg.preset} -> {run_dir}  (tensorboard --logdir {cfg.runs_dir})")
+    if cfg.eval_every_minutes > 0:  # what reproduces the figures, from a checkpoint of the run
+        searched = [cfg.search_opponent] if cfg.search_eval_every > 0 else []
+        for spec in dict.fromkeys(cfg.eval_opponents + searched):
+            print(f"  eval vs {spec}: the matches of `{trainer.eval_command(spec)}`")
     try:
         summary = trainer.train()
     finally:
@@ -101,9 +105,11 @@ def _run(args) -> int:
     print(f"done: {p['steps']:,} decisions, {p['updates']} updates, {p['train_seconds'] / 60:.1f} min; "
           f"checkpoints in {run_dir} (latest.pt, best.pt)")
     for spec, r in (summary.get("last_eval") or {}).items():
-        if isinstance(r, dict):
+        if isinstance(r, dict) and "ci95" in r:  # rows of an old run resumed (another format) are left out
+            lo, hi = r["ci95"]
             print(f"  last eval vs {spec}: win rate {r['win_rate']:.3f} over {r['matches']} matches "
-                  f"(95% CI {r['ci_low']:.3f}-{r['ci_high']:.3f})")
+                  f"(95% CI {lo:.3f}-{hi:.3f}), points/hand {r['points_per_hand']:.3f}-"
+                  f"{r['opponent_points_per_hand']:.3f}")
     return 130 if summary["interrupted"] else 0
 
 

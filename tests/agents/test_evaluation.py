@@ -16,7 +16,7 @@ from allfours.agents.random_agent import RandomAgent
 from allfours.agents.registry import make_agent, parse_spec
 from allfours.agents.search import SearchAgent
 from allfours.cli.eval import main as eval_main
-from allfours_env import GameState, encode
+from allfours_env import GameState, encode, make_rules
 
 
 # ---------------------------------------------------------------------------------- registry
@@ -294,3 +294,51 @@ def test_bot_names_pick_the_bot_for_the_player_count():
         bot_name("traditional", 3)
     with pytest.raises(ValueError, match="no bot is shipped for yorkshire with 2 players"):
         make_agent("bot:yorkshire", preset="yorkshire", players=2)
+
+
+# ---------------------------------------------------------------------------------- in-memory agents
+@pytest.mark.parametrize("preset,options", [("traditional", {"players": 4}), ("traditional", {"players": 3}),
+                                            ("seven_up", {"target": 5})])
+def test_an_agent_object_plays_the_row_of_its_spec(preset, options):
+    """``evaluate_agent`` (the trainer's evaluation) gives the first row of ``evaluate_pairings`` on
+    the spec, the same matches (three players: without the reverse direction's own matches)."""
+    matches = 2 * len(ev.seatings(make_rules(preset, **options).players))
+    kw = dict(preset=preset, matches=matches, seed=4, options=options)
+    row = ev.evaluate_agent(HeuristicAgent(), "random", name="mine", **kw)
+    want = ev.evaluate_pairings([("heuristic", "random")], workers=1, progress=False, **kw)["results"][0]
+    assert row.pop("agent") == "mine" and want.pop("agent") == "heuristic"
+    assert row == want and row["matches"] == matches
+    both = ev.evaluate_pairings([("mine", "random")], workers=1, progress=False, agents={"mine": HeuristicAgent()},
+                                **kw)
+    assert len(both["results"]) == 2 and {**both["results"][0], "agent": "x"} == {**row, "agent": "x"}
+
+
+def test_in_memory_agents_check_their_input():
+    with pytest.raises(ValueError, match="workers must be 1"):
+        ev.evaluate_pairings([("mine", "random")], preset="seven_up", matches=2, workers=2, progress=False,
+                             agents={"mine": RandomAgent()})
+    with pytest.raises(ValueError, match=r"agents\['mine'\] is not an Agent"):
+        ev.evaluate_pairings([("mine", "random")], preset="seven_up", matches=2, workers=1, agents={"mine": "random"})
+    with pytest.raises(ValueError, match="also the opponent's spec"):
+        ev.evaluate_agent(RandomAgent(), "random", preset="seven_up", matches=2, name="random")
+    with pytest.raises(ValueError, match="unknown agent 'nope'"):
+        ev.evaluate_agent(RandomAgent(), "nope", preset="seven_up", matches=2)
+
+
+def test_eval_command_replays_the_same_matches(tmp_path, capsys):
+    options = {"target": 5, "throw_in": False}
+    command = ev.eval_command(["heuristic", "random"], "seven_up", options, 4, 2)
+    assert command == ("allfours eval --preset seven_up --target 5 --rule throw_in=false --agents heuristic random "
+                       "--matches 4 --seed 2")
+    out = tmp_path / "r.json"
+    assert eval_main(command.split()[2:] + ["--workers", "1", "--no-progress", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    want = ev.evaluate_pairing("heuristic", "random", preset="seven_up", options=options, matches=4, seed=2,
+                               workers=1, progress=False)
+    assert data["options"] == options and data["results"] == want["results"] and data["command"] == command
+    for argv, msg in [(["--rule", "throw_in"], "must look like KEY=VALUE"), (["--rule", "bogus=1"], "unknown option"),
+                      (["--target", "5", "--rule", "target=6"], "'target' is given twice"),
+                      (["--rule", "throw_in=maybe"], "throw_in must be True or False")]:
+        assert eval_main(argv + ["--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and err.count("\n") == 1

@@ -19,8 +19,7 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 from ray.rllib.utils.metrics.metrics_logger import MetricsLogger  # noqa: E402
 
 from allfours.agents.base import AgentError  # noqa: E402
-from allfours.agents.registry import make_agent  # noqa: E402
-from allfours.train.evaluate import duplicate_eval  # noqa: E402
+from allfours.agents.evaluation import evaluate_agent  # noqa: E402
 from allfours.train.rllib_env import (  # noqa: E402
     ILLEGAL_INFO,
     ILLEGAL_METRIC,
@@ -69,7 +68,7 @@ def test_wrapper_replays_the_aec_env(preset, options):
             np.testing.assert_array_equal(obs[mover]["action_mask"], ref["action_mask"])
             assert rl.observation_spaces[mover].contains(obs[mover])
             legal = np.flatnonzero(obs[mover]["action_mask"]).tolist()
-            assert legal == aec.unwrapped.state.legal_actions()
+            assert legal == aec.unwrapped.game.legal_actions()
             action = rng.choice(legal)
             aec.step(action)
             obs, rewards, terminated, truncated, _ = rl.step({mover: action})
@@ -167,7 +166,7 @@ def build_module(seed: int = 0):
 def test_module_agent_plays_only_legal_actions():
     agent = rllib_agent(build_module())
     # Agent.__call__ raises AgentError on an illegal action; the whole match must go through.
-    r = duplicate_eval(agent, make_agent("heuristic", preset="seven_up"), "seven_up", {}, 4, seed=1)
+    r = evaluate_agent(agent, "heuristic", preset="seven_up", matches=4, seed=1)
     assert r["matches"] == 4 and 0.0 <= r["win_rate"] <= 1.0
 
     # On random states: legal, and the best legal action of the module's logits.

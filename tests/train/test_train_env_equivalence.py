@@ -26,9 +26,9 @@ def test_collector_games_replay_identically_in_env(preset, options):
         step = 0  # the collector's lockstep step at which slot g made its next decision
         for k, (seed, actions) in enumerate(c.trace[g]):
             e.reset(seed=c.slot_seed(g) if k == 0 else None)
-            assert e.unwrapped.state.seed == seed
+            assert e.unwrapped.game.seed == seed
             if not actions:  # a turn-up won the match at once: the collector dealt again
-                assert e.unwrapped.state.done
+                assert e.unwrapped.game.done
                 continue
             for a in actions:
                 agent = e.agent_selection
@@ -42,9 +42,9 @@ def test_collector_games_replay_identically_in_env(preset, options):
                 assert to_env_actions(c.actions[row:row + 1], key)[0] == a
                 e.step(a)
                 step += 1
-            if e.unwrapped.state.done or step < T:
+            if e.unwrapped.game.done or step < T:
                 assert all(e.terminations.values())
-                assert list(e.unwrapped.state.scores) == list(e.infos[e.agents[0]]["scores"])
+                assert list(e.unwrapped.game.scores) == list(e.infos[e.agents[0]]["scores"])
         assert step == T
 
 

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
+from allfours.agents.evaluation import evaluate_agent
 from allfours.agents.network import PolicyNet
 from allfours.agents.neural import NeuralAgent
 from allfours.train.config import load_config
-from allfours.train.evaluate import duplicate_eval, make_opponent
 from allfours.train.rollout import CollectParams
 from allfours.train.trainer import Trainer
 from allfours_env.rules import make_rules
@@ -41,7 +41,7 @@ def _win_rate_vs_random(trainer) -> float:
     net = PolicyNet.from_arch(trainer.net.arch())
     net.load_state_dict(trainer.net.state_dict())
     agent = NeuralAgent(net, greedy=True, preset="seven_up")
-    return duplicate_eval(agent, make_opponent("random", "seven_up", seed=0), "seven_up", {}, 200, seed=3)["win_rate"]
+    return evaluate_agent(agent, "random", preset="seven_up", matches=200, seed=3)["win_rate"]
 
 
 def test_without_ray_the_ray_collector_says_how_to_install(tmp_path, monkeypatch):
@@ -93,6 +93,7 @@ def test_ray_collector_rollouts_and_worker_replacement(local_ray):
 
 
 @needs_ray
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:rollout worker")
 def test_training_on_ray_workers_improves_like_local_and_survives_a_killed_worker(tmp_path, local_ray):
     steps = 300_000

@@ -23,8 +23,9 @@ from allfours_env import GameState
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = ["num_envs=16", "rollout_steps=8", "hidden=[32,32]", "minibatch_size=64", "eval_matches=4",
-        "eval_opponents=[random]", "search_eval_every=0", "progress_bar=false", "snapshot_every=1",
-        "scripted_opponents=[random]", "opp_scripted=0.2", "opp_snapshot=0.3", "opp_latest=0.5", "collector=inline"]
+        "eval_opponents=[random]", "best_metric=random", "search_eval_every=0", "progress_bar=false",
+        "snapshot_every=1", "scripted_opponents=[random]", "opp_scripted=0.2", "opp_snapshot=0.3", "opp_latest=0.5",
+        "collector=inline"]
 ROLLOUT = 16 * 8
 
 
@@ -65,8 +66,9 @@ def test_bad_checkpoints_give_clear_errors(tmp_path):
     with pytest.raises(CheckpointError, match="does not exist"):
         load_agent(tmp_path / "nope.pt")
     (tmp_path / "garbage.pt").write_bytes(b"\x00not a checkpoint" * 10)
-    with pytest.raises(ValueError, match="cannot be read"):
+    with pytest.raises(ValueError, match="cannot be read: it is damaged") as err:
         load_agent(tmp_path / "garbage.pt")
+    assert "weights_only" not in str(err.value)  # our message, not torch's advice
     torch.save({"hello": torch.zeros(2)}, tmp_path / "foreign.pt")
     with pytest.raises(ValueError, match="not an All Fours"):
         load_agent(tmp_path / "foreign.pt")
