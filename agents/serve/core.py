@@ -31,16 +31,16 @@ DEFAULT_BOTS = ("heuristic", "search", "random")
 
 
 class RequestError(Exception):
-    """A request the server cannot answer: ``status`` (4xx), ``type`` and ``message``."""
+    """A request the server cannot answer: ``status`` (4xx), ``type``, ``message`` and any ``extra`` fields."""
 
-    def __init__(self, status: int, type: str, message: str):
+    def __init__(self, status: int, type: str, message: str, extra: dict | None = None):
         if len(message) > 1000:  # a message quotes the input: keep it readable
             message = message[:1000] + " ..."
         super().__init__(message)
-        self.status, self.type, self.message = status, type, message
+        self.status, self.type, self.message, self.extra = status, type, message, extra or {}
 
     def body(self, id=None) -> dict:
-        out = {"error": {"status": self.status, "type": self.type, "message": self.message}}
+        out = {"error": {"status": self.status, "type": self.type, "message": self.message, **self.extra}}
         if id is not None:
             out["id"] = id
         return out

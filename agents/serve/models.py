@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .replay import MAX_DECISIONS, MAX_TRICKS
 
@@ -116,6 +116,7 @@ class ErrorBody(BaseModel):
     status: int
     type: str = Field(description="invalid_json, invalid_request, invalid_view, unknown_bot, too_large, ...")
     message: str
+    legal_actions: list[str] | None = Field(None, description="an illegal move (hosted matches): the legal ones")
 
 
 class ErrorResponse(BaseModel):
@@ -143,3 +144,71 @@ class HealthResponse(BaseModel):
     version: str
     encoding_version: int
     bots: list[str]
+
+
+# ---------------------------------------------------------------------- hosted matches (hosted.py)
+class CreateMatchRequest(_Strict):
+    """A match the server hosts: the rules, who sits where, and (optionally) the seed of the deals."""
+
+    preset: Literal["yorkshire", "traditional", "seven_up"]
+    options: dict[str, bool | int | str] | None = Field(
+        None, max_length=16, description="rule options: players, target, must_follow_suit, throw_in, episode, ...")
+    seats: list[str] = Field(min_length=2, max_length=4, description="one per seat in play order: 'human' for a "
+                             "person (who gets a token), else a bot from GET /v1/bots")
+    seed: int | None = Field(None, ge=0, lt=2 ** 63, description="the deals and the bots' randomness; whoever "
+                             "knows it can work out every hand (default: a secret random seed)")
+
+    @field_validator("seats")
+    @classmethod
+    def _short_specs(cls, seats: list[str]) -> list[str]:
+        if any(len(s) > 200 for s in seats):
+            raise ValueError("a seat is 'human' or a bot spec of at most 200 characters")
+        return seats
+
+
+class MoveRequest(_Strict):
+    action: str = Field(max_length=8, description="a card code ('TH') or STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN")
+    since: int | None = Field(None, ge=0, lt=2 ** 63, description="answer the events after this seq (default: "
+                              "from this move on)")
+    expect_seq: int | None = Field(None, ge=0, lt=2 ** 63, description="refuse the move (409) unless the match's "
+                                   "seq is still this: guards against a double submit")
+
+
+class SeatToken(BaseModel):
+    seat: int
+    token: str = Field(description="the seat's secret: send it as 'Authorization: Bearer <token>'")
+
+
+class SeatInfo(BaseModel):
+    seat: int
+    player: str = Field(description="'human' or the bot's spec")
+
+
+class MatchEvent(BaseModel):
+    """One thing that happened, in order; the fields depend on ``type`` (see docs/protocol.md)."""
+
+    model_config = ConfigDict(extra="allow")
+    seq: int
+    type: Literal["deal", "turnup", "decision", "play", "throw_in", "trick", "redeal", "hand_result", "match_over"]
+
+
+class CreateMatchResponse(BaseModel):
+    match_id: str
+    tokens: list[SeatToken] = Field(description="one per human seat; shown once, never again")
+    seats: list[SeatInfo]
+    rules: dict[str, Any]
+    seq: int = Field(description="the number of the latest event")
+    events: list[MatchEvent] = Field(description="what happened before the first person's move")
+    to_move: int | None
+    done: bool
+
+
+class MatchResponse(BaseModel):
+    match_id: str
+    seat: int = Field(description="the seat the token belongs to")
+    seats: list[SeatInfo]
+    seq: int = Field(description="the number of the latest event: send it as 'since' next time")
+    events: list[MatchEvent] = Field(description="the events after 'since' (public: no hidden card)")
+    your_turn: bool
+    view: dict[str, Any] = Field(description="the seat's view now: allfours_env.seat_view, as POST /v1/act takes it")
+    results: list[dict[str, Any]] = Field(description="every finished hand: the hand_result events' fields")
