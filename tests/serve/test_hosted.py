@@ -223,6 +223,42 @@ def test_the_pitchers_partner_sees_no_card_of_its_own_before_the_lead(client, ap
         assert not view["hand_hidden"] and len(view["hand"]) == 6  # after the lead: its cards
 
 
+def test_a_redeal_is_an_event(client):
+    """Traditional text: 'If the deck runs out without producing a different suit, reshuffle and redeal; keep
+    any points already earned from turned-up cards.'"""
+    seed = next(k for k in range(2000) if _redeals(k))
+    made = create(client, "traditional", {}, ["human"] * 4, seed)
+    mid, tokens = made["match_id"], {t["seat"]: t["token"] for t in made["tokens"]}
+    eldest = made["events"][0]["eldest"]
+    r = client.post(f"/v1/matches/{mid}/moves", json={"action": "BEG"}, headers=auth(tokens[eldest]))
+    assert r.status_code == 200
+    dealer = (eldest + 3) % 4
+    body = client.post(f"/v1/matches/{mid}/moves", json={"action": "RUN_PACK"}, headers=auth(tokens[dealer])).json()
+    kinds = [e["type"] for e in body["events"]]
+    assert kinds[:1] == ["decision"] and "redeal" in kinds and kinds[-1] == "turnup"
+    assert body["events"][-1]["card"] == body["view"]["turnups"][0] and body["view"]["phase"] == "stand_or_beg"
+    replay = GameState.new("traditional", seed=seed)
+    for a in ("BEG", "RUN_PACK"):
+        replay.apply(parse_action(a))
+    assert body["view"]["scores"] == replay.scores
+
+
+def _redeals(seed: int) -> bool:
+    s = GameState.new("traditional", seed=seed)
+    s.apply(parse_action("BEG"))
+    s.apply(parse_action("RUN_PACK"))
+    return s.deals > 1 and not s.done
+
+
+def test_a_match_won_by_the_first_turn_up(client):
+    seed = next(k for k in range(2000) if GameState.new("seven_up", seed=k, target=1).done)
+    made = create(client, "seven_up", {"target": 1}, ["human", "heuristic"], seed)
+    assert made["done"] and made["to_move"] is None
+    assert [e["type"] for e in made["events"]] == ["deal", "turnup", "hand_result", "match_over"]
+    result = made["events"][2]
+    assert result["high"] is None and result["high_card"] is None and max(result["points"]) == 1
+
+
 # ---------------------------------------------------------------------- tokens
 def test_a_wrong_or_missing_token_gets_403_and_nothing_of_the_hand(client):
     made = create(client, "seven_up", {}, ["human", "heuristic"], 3)
