@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from allfours.agents.export_onnx import check, export, load_policy
@@ -22,6 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dynamo", action="store_true", help="use the torch.export-based exporter (opset 18)")
     p.add_argument("--no-check", action="store_true", help="skip the onnxruntime check on the golden vectors")
     args = p.parse_args(argv)
+    if importlib.util.find_spec("onnx") is None:  # torch's exporter needs it; say so before loading anything
+        return fail(prog, "exporting needs the onnx package: pip install 'allfours[onnx]'", status=1)
     try:
         agent = load_policy(args.policy, args.preset)
     except (ValueError, FileNotFoundError) as e:
