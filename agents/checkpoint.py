@@ -13,6 +13,7 @@ checkpoint, never half of one.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import subprocess
@@ -34,8 +35,12 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be used: missing, corrupt, foreign or from an incompatible version."""
 
 
+@functools.cache
 def code_version() -> str:
-    """Package version plus the git commit (with '+dirty' for local changes) when available."""
+    """Package version plus the git commit (with '.dirty' for local changes) when available.
+
+    Asked of git once per process (a trainer asks at start): a save, which may run while a run is
+    being stopped, must not wait on (or be interrupted in) a subprocess."""
     root = Path(__file__).resolve().parents[1]
     try:
         sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,

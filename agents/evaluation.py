@@ -20,15 +20,24 @@ agent saved to a file, on the same seed and options.
     from allfours.agents.evaluation import evaluate_agent, evaluate_pairing, round_robin
     res = round_robin(["search", "heuristic", "random"], preset="yorkshire", matches=400, seed=0)
     row = evaluate_agent(my_agent, "heuristic", preset="yorkshire", matches=400, seed=0)
+
+Stopped by Ctrl-C (or any ``KeyboardInterrupt``, such as the one ``allfours eval`` raises for
+SIGTERM), ``run_tasks`` and ``evaluate_pairings`` raise ``EvaluationInterrupted`` carrying the
+finished matches; ``evaluate_pairings`` adds ``report``, the results of the duplicate groups
+played in full (``"partial": true``). Worker processes ignore Ctrl-C from their start: it reaches
+every process of a terminal's group, and only the parent acts on it (it ends the pool).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing as mp
 import os
 import random
+import signal
 import statistics
+import threading
 from dataclasses import dataclass, field
 
 import torch
@@ -158,11 +167,46 @@ def init_worker():
     """Initializer of a spawned worker process that may run neural agents (evaluation, benchmarks)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch.set_num_threads(1)  # a neural agent must not take every core of a shared machine
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (children_ignore covers the start)
+
+
+WORKER_IGNORES = tuple(getattr(signal, n) for n in ("SIGINT", "SIGHUP") if hasattr(signal, n))
+
+
+@contextlib.contextmanager
+def children_ignore(signals=WORKER_IGNORES):
+    """Processes started inside ignore ``signals`` from their first instruction.
+
+    An ignored signal stays ignored across exec and Python keeps it so, while a handler does not
+    survive: without this a Ctrl-C while a spawned child imports torch prints its traceback. A
+    signal to this process during the few milliseconds of the start is lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in signals}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+
+
+class EvaluationInterrupted(KeyboardInterrupt):
+    """The matches were stopped: ``results`` in task order (None where not finished), ``signum`` the
+    signal (SIGINT for a plain Ctrl-C); from ``evaluate_pairings`` also ``report``, the results of
+    the finished duplicate groups (``"partial": true``)."""
+
+    def __init__(self, results: list, signum: int = signal.SIGINT):
+        done = sum(r is not None for r in results)
+        super().__init__(f"interrupted after {done} of {len(results)} matches")
+        self.results, self.signum, self.report = results, signum, None
 
 
 def run_tasks(tasks: list[Task], workers: int = 2, progress: bool = True, desc: str = "matches",
               agents: dict | None = None) -> list[dict]:
-    """Results in task order, whatever the number of workers. In-memory ``agents`` play in this process."""
+    """Results in task order, whatever the number of workers. In-memory ``agents`` play in this process.
+
+    A ``KeyboardInterrupt`` ends the pool and becomes ``EvaluationInterrupted`` with the finished matches."""
     if agents and workers > 1:
         raise ValueError(f"in-memory agents {sorted(agents)} play in this process: workers must be 1, got {workers}")
     results: list = [None] * len(tasks)
@@ -174,10 +218,16 @@ def run_tasks(tasks: list[Task], workers: int = 2, progress: bool = True, desc: 
                 bar.update(1)
         else:
             ctx = mp.get_context("spawn")
-            with ctx.Pool(workers, initializer=init_worker) as pool:
+            with children_ignore():
+                pool = ctx.Pool(workers, initializer=init_worker)
+            with pool:  # leaving it (normally or not) terminates the workers
                 for i, r in pool.imap_unordered(_indexed, list(enumerate(tasks)), chunksize=1):
                     results[i] = r
                     bar.update(1)
+    except EvaluationInterrupted:
+        raise
+    except KeyboardInterrupt as e:
+        raise EvaluationInterrupted(results, getattr(e, "signum", signal.SIGINT)) from None
     finally:
         bar.close()
     return results
@@ -311,11 +361,30 @@ def evaluate_pairings(pairs: list[tuple[str, str]], preset: str = "yorkshire", m
     if rules.players == 3 and both_ways:  # both directions need their own matches
         all_pairs += [(b, a) for a, b in pairs if (b, a) not in pairs]
     tasks = make_tasks(all_pairs, preset, matches, seed, options)
-    results = run_tasks(tasks, workers=workers, progress=progress, desc=f"{preset} matches", agents=agents)
-    rows = summarize(tasks, results, all_pairs, preset, rules.players)
-    return {"preset": preset, "players": rules.players, "seed": seed, "matches_per_pairing": matches,
-            "options": dict(options or {}),
-            "results": [r.to_dict() for r in rows], "ratings": ratings(tasks, results, all_pairs)}
+    head = {"preset": preset, "players": rules.players, "seed": seed, "matches_per_pairing": matches,
+            "options": dict(options or {})}
+    try:
+        results = run_tasks(tasks, workers=workers, progress=progress, desc=f"{preset} matches", agents=agents)
+    except EvaluationInterrupted as e:
+        done = whole_groups(tasks, e.results)
+        kept = [tasks[i] for i in done], [e.results[i] for i in done]
+        e.report = {**head, "partial": True, "matches_planned": len(tasks), "matches_played": len(done),
+                    "matches_finished": sum(r is not None for r in e.results),
+                    **_tables(*kept, all_pairs, preset, rules.players)}
+        raise
+    return {**head, **_tables(tasks, results, all_pairs, preset, rules.players)}
+
+
+def _tables(tasks: list[Task], results: list[dict], pairs: list, preset: str, players: int) -> dict:
+    rows = summarize(tasks, results, pairs, preset, players)
+    return {"results": [r.to_dict() for r in rows], "ratings": ratings(tasks, results, pairs)}
+
+
+def whole_groups(tasks: list[Task], results: list) -> list[int]:
+    """Indices of the finished tasks whose duplicate group (every seating of the deal) finished:
+    a partial result keeps no deal played in one seating only, which would favour one side."""
+    missing = {(t.pairing, t.deal) for t, r in zip(tasks, results) if r is None}
+    return [i for i, t in enumerate(tasks) if (t.pairing, t.deal) not in missing]
 
 
 def evaluate_pairing(agent: str, opponent: str, **kwargs) -> dict:

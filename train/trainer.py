@@ -7,22 +7,30 @@ Budgets: ``max_minutes`` of wall-clock (evaluation and checkpointing included, s
 resumes) and/or ``total_steps`` decisions; the run stops at whichever ends first. Learning rate,
 entropy coefficient and points shaping move linearly from their start to their final values
 over the budget.
+
+Stopping: SIGTERM, SIGINT (Ctrl-C) and SIGHUP all end a run the same way (``RunStop``): the
+current collection and update finish (an evaluation in progress is abandoned), ``latest.pt`` is
+written, and ``train()`` returns with ``stopped_by`` set; a signal during that save is noted and
+does not interrupt it. ``best.pt`` is written only by an evaluation: the best evaluated weights.
 """
 
 from __future__ import annotations
 
 import copy
 import math
+import os
 import random
 import re
-import shutil
+import signal
+import sys
+import threading
 import time
 from pathlib import Path
 
 import torch
 from tqdm import tqdm
 
-from allfours.agents.checkpoint import atomic_save, load_checkpoint, metadata
+from allfours.agents.checkpoint import atomic_save, code_version, load_checkpoint, metadata
 from allfours.agents.evaluation import eval_command, evaluate_agent
 from allfours.agents.network import PolicyNet
 from allfours.agents.neural import NeuralAgent
@@ -39,6 +47,77 @@ from .workers import ProcessCollector
 
 SNAPSHOT_FORMAT = "allfours-ppo-snapshot"
 LEARNER = "learner"  # the network under training, in evaluation rows
+
+
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, n))
+SLOW_SAVE_ENV = "ALLFOURS_TEST_SLOW_SAVE"  # seconds the stop save waits first: lets tests signal during it
+
+
+class Abandon(BaseException):
+    """Raised by a stop signal inside ``RunStop.abandonable``: the work there is dropped."""
+
+
+class RunStop:
+    """SIGTERM, SIGINT and SIGHUP ask a training run to stop; a context manager installing the handlers.
+
+    The handler never raises into the learner's own work (an update half done, a pipe to a worker
+    half read, a checkpoint half written) except inside ``abandonable`` (an evaluation), where
+    nothing is lost by dropping it. ``signum`` is the first signal, ``count`` all of them,
+    ``during_save`` those that came while ``saving``. Outside the main thread it installs nothing
+    (Python allows handlers only there) and ``train`` stops at its budget alone.
+    """
+
+    def __init__(self):
+        self.signum: int | None = None
+        self.count = 0
+        self.during_save = 0
+        self.saving = False
+        self._abandon = False
+        self._previous: dict = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    @property
+    def name(self) -> str | None:
+        return None if self.signum is None else signal.Signals(self.signum).name
+
+    def request(self, signum: int = signal.SIGTERM) -> None:
+        """What a signal does (also for a caller that wants to stop the run from its own code)."""
+        self.count += 1
+        self.signum = signum if self.signum is None else self.signum
+        if self.saving:
+            self.during_save += 1
+        if self._abandon:
+            self._abandon = False
+            raise Abandon
+
+    def abandonable(self, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)``, or None if a stop was asked before or while it ran."""
+        try:  # every way out clears the flag before leaving the try: a signal there is caught here
+            self._abandon = True
+            if self.requested:
+                self._abandon = False
+                return None
+            out = fn(*args, **kwargs)
+            self._abandon = False
+            return out
+        except Abandon:
+            return None
+        except BaseException:
+            self._abandon = False
+            raise
+
+    def __enter__(self) -> RunStop:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {s: signal.signal(s, lambda signum, frame: self.request(signum)) for s in STOP_SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, handler in self._previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+        self._previous = {}
 
 
 class SnapshotPool:
@@ -100,6 +179,7 @@ class Trainer:
         self.cfg = cfg
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        code_version()  # asks git now, once: never while a stopping run saves
         self.rules = make_rules(cfg.preset, **cfg.rules)
         torch.manual_seed(cfg.seed)
         self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, cfg.hidden, PRIV_SIZE if cfg.privileged_critic else 0,
@@ -126,11 +206,15 @@ class Trainer:
         self.best_score = -math.inf
         self.last_eval: dict = {}
         self.resumed = checkpoint is not None
-        if checkpoint is not None:
-            self._restore(checkpoint)
-        elif cfg.opp_snapshot > 0:
-            self.pool.add("u0", self.net.state_dict(), self.rng)
-        save_config(cfg, self.run_dir / "config.yaml")
+        try:
+            if checkpoint is not None:
+                self._restore(checkpoint)
+            elif cfg.opp_snapshot > 0:
+                self.pool.add("u0", self.net.state_dict(), self.rng)
+            save_config(cfg, self.run_dir / "config.yaml")
+        except BaseException:  # a checkpoint that does not fit: stop the worker before saying so
+            self.collector.close()
+            raise
 
     # ------------------------------------------------------------------ construction helpers
     @classmethod
@@ -144,8 +228,8 @@ class Trainer:
             path = checkpoints_dir() / f"{source[4:]}.pt"
         else:
             path = Path(source)
-            if path.is_dir():
-                path = path / "best.pt"
+            if path.is_dir():  # its best evaluated weights; a run never evaluated has only latest.pt
+                path = path / "best.pt" if (path / "best.pt").exists() else path / "latest.pt"
         ck = load_checkpoint(path)
         if ck["arch"] != self.net.arch():
             raise ValueError(f"init_from {source!r}: its network {ck['arch']} does not match the config's "
@@ -221,6 +305,12 @@ class Trainer:
     def evaluate(self, writer=None, with_search: bool = False) -> dict:
         """Rows of ``allfours eval`` (agent ``learner``) against each opponent: the same deals and
         figures as ``self.eval_command(spec)`` gives for a checkpoint of these weights."""
+        results = self.play_evaluation(with_search)
+        self.record_evaluation(results, writer)
+        return results
+
+    def play_evaluation(self, with_search: bool = False) -> dict:
+        """The matches of an evaluation, changing nothing of the trainer (so a stop may drop them)."""
         cfg = self.cfg
         net = PolicyNet.from_arch(self.net.arch())
         net.load_state_dict(self.net.state_dict())
@@ -238,6 +328,9 @@ class Trainer:
                                                seed=cfg.eval_seed, options=cfg.rules, name=LEARNER)
         finally:
             torch.set_num_threads(prev)
+        return results
+
+    def record_evaluation(self, results: dict, writer=None) -> None:
         self.progress["evals"] += 1
         step = self.progress["steps"]
         if writer is not None:
@@ -247,30 +340,30 @@ class Trainer:
                 writer.add_scalar(f"eval/points_per_hand_vs_{tag}", r["points_per_hand"], step)
                 writer.add_scalar(f"eval/opp_points_per_hand_vs_{tag}", r["opponent_points_per_hand"], step)
         self.last_eval = {"steps": step, **{k: dict(v) for k, v in results.items()}}
-        return results
 
     def _score(self, results: dict) -> float | None:
         r = results.get(self.cfg.best_metric)  # validated to be an eval opponent: in every evaluation
         return None if r is None else r["win_rate"]
 
     # ------------------------------------------------------------------ the loop
-    def train(self, log=print) -> dict:
+    def train(self, log=print, stop: RunStop | None = None) -> dict:
+        """Train until the budget is spent or ``stop`` is asked (by default a ``RunStop`` on this
+        process's SIGTERM, SIGINT and SIGHUP); ``stopped_by`` in the summary names the signal."""
+        if stop is None:
+            with RunStop() as own:
+                return self.train(log, own)
         from torch.utils.tensorboard import SummaryWriter  # tensorboard: only a training loop writes
 
         cfg, p = self.cfg, self.progress
         writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=p["steps"] if self.resumed else None)
         if not self.resumed:
             writer.add_text("config", "\n".join(f"    {k}: {v}" for k, v in cfg.to_dict().items()), 0)
-        bar_total = cfg.total_steps if cfg.total_steps > 0 else int(60 * cfg.max_minutes) or None
-        unit = "dec" if cfg.total_steps > 0 else "s"
-        bar = tqdm(total=bar_total, unit=unit, unit_scale=True, disable=not cfg.progress_bar, dynamic_ncols=True,
-                   desc=f"train {self.rules.preset}", initial=p["steps"] if unit == "dec" else int(p["train_seconds"]))
+        bar = self._progress_bar()
         t_wall = time.time()
-        base_seconds = p["train_seconds"]
+        base_seconds, base_steps = p["train_seconds"], p["steps"]
         last_ckpt = time.time()
-        interrupted = False
         try:
-            while not self.budget_done():
+            while not self.budget_done() and not stop.requested:
                 frac = self.fraction()
                 lr = cfg.lr + (cfg.lr_final - cfg.lr) * frac
                 ent_coef = cfg.ent_coef + (cfg.ent_coef_final - cfg.ent_coef) * frac
@@ -303,41 +396,49 @@ class Trainer:
                 interval = 60 * cfg.eval_every_minutes
                 due = interval > 0 and p["train_seconds"] >= p.get("next_eval_seconds", interval)
                 if due or (self.budget_done() and interval > 0):
-                    p["next_eval_seconds"] = (p["train_seconds"] // interval + 1) * interval
                     k = p["evals"] + 1
                     with_search = cfg.search_eval_every > 0 and k % cfg.search_eval_every == 0
                     te = time.perf_counter()
-                    results = self.evaluate(writer, with_search=with_search)
-                    p["last_eval_seconds"] = time.perf_counter() - te
-                    score = self._score(results)
-                    if score is not None and score > self.best_score:
-                        self.best_score, best = score, True
-                    bar.write(self._eval_line(results))
+                    results = stop.abandonable(self.play_evaluation, with_search)
+                    if results is not None:  # else stopped during it: a resumed run evaluates at once
+                        self.record_evaluation(results, writer)
+                        p["next_eval_seconds"] = (p["train_seconds"] // interval + 1) * interval
+                        p["last_eval_seconds"] = time.perf_counter() - te
+                        score = self._score(results)
+                        if score is not None and score > self.best_score:
+                            self.best_score, best = score, True
+                        bar.write(self._eval_line(results))
                 p["train_seconds"] = base_seconds + time.time() - t_wall
                 every_updates = cfg.checkpoint_every_updates > 0 and p["updates"] % cfg.checkpoint_every_updates == 0
                 every_minutes = (cfg.checkpoint_every_minutes > 0
                                  and time.time() - last_ckpt >= 60 * cfg.checkpoint_every_minutes)
                 if best or every_updates or every_minutes or self.budget_done():
-                    self.save(best=best)
+                    self._save(stop, best)
                     last_ckpt = time.time()
-                bar.set_postfix_str(self._postfix(sps, ro), refresh=False)
-                if unit == "dec":
-                    bar.update(ro.decisions)
-                else:
-                    bar.update(int(p["train_seconds"]) - bar.n)
-        except KeyboardInterrupt:
-            interrupted = True
-            bar.write("interrupted: saving the latest checkpoint")
-            p["train_seconds"] = base_seconds + time.time() - t_wall
-            self.save()
+                rate = (p["steps"] - base_steps) / max(time.time() - t_wall, 1e-9)
+                bar.set_description_str(self.progress_text(sps, rate, ro), refresh=False)
+                bar.n = round(1000 * self.fraction()) if bar.total else 0
+                bar.refresh()
+            if stop.requested:
+                p["train_seconds"] = base_seconds + time.time() - t_wall
+                bar.write(f"stopping ({stop.name}): saving {self.run_dir / 'latest.pt'}; a further signal "
+                          "cannot interrupt the save", file=sys.stderr)
+                self._save(stop, best=False, delay=float(os.environ.get(SLOW_SAVE_ENV) or 0))
         finally:
             bar.close()
             writer.flush()
             writer.close()
-        if not (self.run_dir / "best.pt").exists() and (self.run_dir / "latest.pt").exists():
-            shutil.copyfile(self.run_dir / "latest.pt", self.run_dir / "best.pt")
-        return {"run_dir": str(self.run_dir), "interrupted": interrupted, **p, "best_score": self.best_score,
+        return {"run_dir": str(self.run_dir), "interrupted": stop.requested, "stopped_by": stop.name,
+                "signals_during_save": stop.during_save, **p, "best_score": self.best_score,
                 "last_eval": self.last_eval}
+
+    def _save(self, stop: RunStop, best: bool, delay: float = 0.0) -> None:
+        stop.saving = True
+        try:
+            time.sleep(delay)  # only where a test asks (SLOW_SAVE_ENV)
+            self.save(best=best)
+        finally:
+            stop.saving = False
 
     def _next_rollout(self, params: CollectParams):
         """The next rollout. A worker process collects the following one during the update."""
@@ -380,10 +481,39 @@ class Trainer:
         for k, v in ro.stats.items():
             writer.add_scalar(f"selfplay/{k}", v, step)
 
-    def _postfix(self, sps: float, ro) -> str:
-        parts = [f"{sps / 1000:.1f}k dec/s", f"upd {self.progress['updates']}"]
+    def _progress_bar(self) -> tqdm:
+        """A bar over the budget (1000 steps of its fraction); the text counts decisions and time."""
+        cfg = self.cfg
+        budgeted = cfg.max_minutes > 0 or cfg.total_steps > 0
+        fmt = f"train {self.rules.preset} " + ("{percentage:3.0f}%|{bar}| {desc}" if budgeted else "{desc}")
+        return tqdm(total=1000 if budgeted else None, initial=round(1000 * self.fraction()) if budgeted else 0,
+                    bar_format=fmt, desc="collecting the first rollout", disable=not cfg.progress_bar,
+                    dynamic_ncols=True)
+
+    def eta_seconds(self, rate: float) -> float | None:
+        """Seconds left: what remains of ``max_minutes``, or of ``total_steps`` at ``rate`` decisions
+        per second (this session's average), whichever ends first; None without a budget."""
+        cfg, p = self.cfg, self.progress
+        left = []
+        if cfg.max_minutes > 0:
+            left.append(max(0.0, 60 * cfg.max_minutes - p["train_seconds"]))
+        if cfg.total_steps > 0 and rate > 0:
+            left.append(max(0, cfg.total_steps - p["steps"]) / rate)
+        return min(left) if left else None
+
+    def progress_text(self, sps: float, rate: float, ro=None) -> str:
+        """The bar's text: budget used, ETA, decisions and their rate (``sps`` of the last step), stats."""
+        cfg, p = self.cfg, self.progress
+        parts = []
+        if cfg.max_minutes > 0:
+            parts.append(f"{p['train_seconds'] / 60:.1f}/{cfg.max_minutes:g} min")
+        eta = self.eta_seconds(rate)
+        if eta is not None:
+            parts.append(f"ETA {tqdm.format_interval(eta)}")
+        done = tqdm.format_sizeof(p["steps"]) + (f"/{tqdm.format_sizeof(cfg.total_steps)}" if cfg.total_steps else "")
+        parts += [f"{done} decisions", f"{sps / 1000:.1f}k dec/s", f"upd {p['updates']}"]
         for name in KIND_NAMES[1:]:
-            v = ro.stats.get(f"winrate_vs_{name}")
+            v = (ro.stats if ro is not None else {}).get(f"winrate_vs_{name}")
             if v is not None:
                 parts.append(f"vs {name} {v:.2f}")
         for spec, r in self.last_eval.items():

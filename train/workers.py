@@ -8,6 +8,11 @@ is pickled; commands, weights (about a megabyte) and statistics go through a pip
 
 The same four-method ``Collector`` interface would put workers on other machines: ship the
 weights out and the ``Rollout`` arrays back.
+
+The worker ignores SIGINT, SIGTERM and SIGHUP from its start: a terminal's Ctrl-C or a signal to
+the whole process group is the learner's to handle (it saves a checkpoint, which needs the
+worker's random state, then closes the worker). A learner killed outright ends the worker too:
+its pipe closes.
 """
 
 from __future__ import annotations
@@ -21,12 +26,15 @@ from multiprocessing import shared_memory
 import numpy as np
 import torch
 
+from allfours.agents.evaluation import children_ignore
 from allfours.agents.network import PolicyNet
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 from allfours_env.rules import make_rules
 
 from .rollout import Collector, CollectParams, Rollout, VectorCollector
+
+WORKER_IGNORES = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 
 def _layout(rows: int, privileged: bool) -> dict:
@@ -57,7 +65,8 @@ def worker_collector(rules_dict: dict, arch: dict, bf16: bool, kwargs: dict):
 
 def _worker(conn, rules_dict: dict, arch: dict, bf16: bool, kwargs: dict, buffers: list, spec: dict) -> None:
     shms = []
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle (it saves a checkpoint)
+    for sig in WORKER_IGNORES:  # already ignored from the start (children_ignore); kept so in any case
+        signal.signal(sig, signal.SIG_IGN)
     try:
         col = worker_collector(rules_dict, arch, bf16, kwargs)
         outs = []
@@ -109,22 +118,25 @@ class ProcessCollector(Collector):
         self._shms: list = []
         self.buffers: list[dict] = []
         names = []
-        for _ in range(2):
-            arrays, nm = {}, {}
-            for name, (shape, dtype) in self.spec.items():
-                size = max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize)
-                shm = shared_memory.SharedMemory(create=True, size=size)
-                self._shms.append(shm)
-                arrays[name] = np.ndarray(shape, dtype=dtype, buffer=shm.buf)
-                nm[name] = shm.name
-            self.buffers.append(arrays)
-            names.append(nm)
         ctx = mp.get_context("spawn")
         self.conn, child = ctx.Pipe()
         kw = dict(kwargs, num_envs=num_envs, rollout_steps=rollout_steps)
-        self.proc = ctx.Process(target=_worker, name="allfours-rollout-worker", daemon=True,
-                                args=(child, rules.to_dict(), policy.arch(), policy.bf16, kw, names, self.spec))
-        self.proc.start()
+        # The first shared memory starts multiprocessing's resource tracker: it and the worker
+        # are born ignoring the stop signals (the tracker itself ignores only SIGINT and SIGTERM).
+        with children_ignore(WORKER_IGNORES):
+            for _ in range(2):
+                arrays, nm = {}, {}
+                for name, (shape, dtype) in self.spec.items():
+                    size = max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize)
+                    shm = shared_memory.SharedMemory(create=True, size=size)
+                    self._shms.append(shm)
+                    arrays[name] = np.ndarray(shape, dtype=dtype, buffer=shm.buf)
+                    nm[name] = shm.name
+                self.buffers.append(arrays)
+                names.append(nm)
+            self.proc = ctx.Process(target=_worker, name="allfours-rollout-worker", daemon=True,
+                                    args=(child, rules.to_dict(), policy.arch(), policy.bf16, kw, names, self.spec))
+            self.proc.start()
         child.close()
         self._next = 0  # buffer for the next rollout
         self._pending: int | None = None  # buffer being filled
@@ -191,19 +203,19 @@ class ProcessCollector(Collector):
         self.conn.send(("set_state", state))
 
     def close(self) -> None:
-        if getattr(self, "proc", None) is None:
-            return
-        try:
+        """Stop the worker and release the shared memory (also after a failed start)."""
+        if getattr(self, "proc", None) is not None:
+            try:
+                if self.proc.is_alive():
+                    self.conn.send(("close", None))
+                    self.proc.join(timeout=10)
+            except (OSError, BrokenPipeError):
+                pass
             if self.proc.is_alive():
-                self.conn.send(("close", None))
-                self.proc.join(timeout=10)
-        except (OSError, BrokenPipeError):
-            pass
-        if self.proc.is_alive():
-            self.proc.kill()
-            self.proc.join()
-        self.proc = None
-        for shm in self._shms:
+                self.proc.kill()
+                self.proc.join()
+            self.proc = None
+        for shm in getattr(self, "_shms", []):
             shm.close()
             try:
                 shm.unlink()

@@ -3,13 +3,18 @@
 A bad argument gets one line on stderr, ``allfours CMD: error: argument --x: <what is wrong>``,
 and exit status 2, whichever command it is and whether argparse or the command found it; the
 same mistake is worded the same way everywhere (the types below).
+
+A long command stopped by a signal (``stop_signals``) exits with 128 + the signal's number: 130
+for Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP, as a shell reports a process it killed.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from allfours_env.rules import PRESETS
@@ -28,6 +33,7 @@ class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump) and exit status 2."""
 
     def error(self, message: str):  # noqa: D401 (argparse's signature)
+        message = " ".join(message.split())  # an argument holding a newline stays on the line
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -35,6 +41,54 @@ def fail(prog: str, message: str, status: int = USAGE_ERROR) -> int:
     """Print ``prog: error: message`` as one line on stderr; return the exit status."""
     print(f"{prog}: error: {' '.join(str(message).split())}", file=sys.stderr)
     return status
+
+
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
+class Stopped(KeyboardInterrupt):
+    """Raised in the main thread by the first stop signal inside ``stop_signals``."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def signal_name(signum: int) -> str:
+    return signal.Signals(signum).name
+
+
+def exit_status(signum: int) -> int:
+    """The exit status of a command stopped by ``signum``: 128 + its number."""
+    return 128 + int(signum)
+
+
+class stop_signals:  # noqa: N801 (used as a context manager, like contextlib's)
+    """While inside, SIGINT, SIGTERM and SIGHUP raise ``Stopped`` (a KeyboardInterrupt) in the main
+    thread, once; later signals, and any after ``disarm()`` (once the work is done), are ignored,
+    so writing out what was finished is not interrupted in turn."""
+
+    def __init__(self):
+        self.armed, self.signum, self._previous = True, None, {}
+
+    def _handle(self, signum, frame):
+        if self.signum is None:
+            self.signum = signum
+            if self.armed:
+                raise Stopped(signum)
+
+    def disarm(self) -> None:
+        self.armed = False
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {s: signal.signal(s, self._handle) for s in STOP_SIGNALS}
+        return self
+
+    def __exit__(self, *exc):
+        for s, handler in self._previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+        self._previous = {}
 
 
 def positive_int(text: str) -> int:
@@ -91,6 +145,18 @@ def output_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"cannot write {text!r}: folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise argparse.ArgumentTypeError(f"cannot write {text!r}: permission denied")
+    return path
+
+
+def input_file(text: str) -> Path:
+    """A file the command reads: it exists and is a file."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"file {text!r} does not exist")
+    if not os.access(path, os.R_OK):
+        raise argparse.ArgumentTypeError(f"cannot read {text!r}: permission denied")
     return path
 
 

@@ -4,11 +4,17 @@
     allfours eval --preset traditional --players 3 --agents heuristic random --matches 300
     allfours eval --preset seven_up --agents search:worlds=64 heuristic --json out.json
     allfours eval --preset yorkshire --rule throw_in=false --agents runs/x/best.pt:sym=0 heuristic
+    allfours eval --report out.json          # the tables of a results file (a partial one too)
 
 With two agents it plays that one pairing; with more, a round robin of every pair on the same
 deals. Each deal sequence is played once per seating (sides swapped; with three players the
 first agent of a pair rotates through the seats). The same seed gives the same numbers,
 whatever ``--workers``.
+
+Every argument, the agents and the ``--json`` path are checked before the first match. Stopped
+by Ctrl-C, SIGTERM or SIGHUP, it prints and writes (to ``--json``) the results of the deals
+played in every seating so far, marked ``"partial": true`` with ``matches_played`` of
+``matches_planned``, and exits with 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM).
 """
 
 from __future__ import annotations
@@ -20,27 +26,49 @@ import time
 
 import yaml
 
-from allfours.agents.evaluation import eval_command, evaluate_pairings, round_robin
+from allfours.agents.evaluation import EvaluationInterrupted, eval_command, evaluate_pairings, round_robin, seatings
 from allfours.agents.registry import make_agent
 from allfours_env.rules import ALLOWED_PLAYERS, OPTION_NAMES, PRESETS, make_rules
 
+from .common import (
+    Parser,
+    Stopped,
+    UsageError,
+    exit_status,
+    fail,
+    input_file,
+    output_file,
+    positive_int,
+    preset,
+    seed,
+    signal_name,
+    stop_signals,
+)
+
+PROG = "allfours eval"
+REPORT_KEYS = ("preset", "players", "seed", "matches_per_pairing", "results", "ratings")
+
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="allfours eval", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", default="yorkshire", help=f"one of {', '.join(PRESETS)} (default yorkshire)")
-    p.add_argument("--players", type=int, default=None, help="players, where the preset allows (traditional 2-4)")
+    p = Parser(prog=PROG, description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--preset", type=preset, default="yorkshire",
+                   help=f"one of {', '.join(PRESETS)} (default yorkshire)")
+    p.add_argument("--players", type=positive_int, default=None,
+                   help="players, where the preset allows (traditional 2-4)")
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"],
                    help="agent specs: random, heuristic, search, search:worlds=64, a checkpoint path, bot:<name> "
                         "(yorkshire, traditional, traditional_2p, seven_up)")
-    p.add_argument("--matches", type=int, default=400, help="matches per pairing (a multiple of the seatings per "
-                   "deal: 2, or 3 with three players); default 400")
-    p.add_argument("--seed", type=int, default=0, help="run seed: same seed, same numbers (default 0)")
-    p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
-    p.add_argument("--target", type=int, default=None, help="override the preset's target score")
+    p.add_argument("--matches", type=positive_int, default=400, help="matches per pairing (a multiple of the "
+                   "seatings per deal: 2, or 3 with three players); default 400")
+    p.add_argument("--seed", type=seed, default=0, help="run seed: same seed, same numbers (default 0)")
+    p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
+    p.add_argument("--target", type=positive_int, default=None, help="override the preset's target score")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help=f"any other rule option, repeatable: {', '.join(OPTION_NAMES)} (as a training config's rules)")
-    p.add_argument("--json", metavar="FILE", default=None, help="also write the results as JSON to FILE")
+    p.add_argument("--json", metavar="FILE", type=output_file, default=None,
+                   help="also write the results as JSON to FILE (partial ones if stopped)")
+    p.add_argument("--report", metavar="FILE", type=input_file, default=None,
+                   help="print the tables of a results file written by --json, and play nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -51,69 +79,132 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse already printed a one-line usage error (or the help)
         return int(e.code or 0)
-    try:
-        return _run(args)
-    except ValueError as e:
-        print(f"allfours eval: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("allfours eval: interrupted", file=sys.stderr)
-        return 130
+    with stop_signals() as signals:  # the first signal stops the matches; none stops the writing
+        try:
+            if args.report is not None:
+                return _report(args, parser)
+            options = check(args)
+            return _play(args, options, signals)
+        except (UsageError, ValueError) as e:
+            return fail(PROG, e)
+        except Stopped as e:  # while checking the agents (loading checkpoints)
+            print(f"{PROG}: stopped by {signal_name(e.signum)} before the first match: nothing to report",
+                  file=sys.stderr)
+            return exit_status(e.signum)
 
 
-def _run(args) -> int:
-
-    if args.preset not in PRESETS:
-        raise ValueError(f"unknown preset {args.preset!r}: choose one of {', '.join(PRESETS)}")
+def check(args) -> dict:
+    """Every argument before any match: the rule options, or ``UsageError`` naming the argument."""
     options = {}
     if args.players is not None:
         if args.players not in ALLOWED_PLAYERS[args.preset]:
-            raise ValueError(f"preset {args.preset!r} allows players in {ALLOWED_PLAYERS[args.preset]}, "
-                             f"got {args.players}")
+            raise UsageError(f"preset {args.preset!r} allows players in {ALLOWED_PLAYERS[args.preset]}, "
+                             f"got {args.players}", "--players")
         options["players"] = args.players
     if args.target is not None:
         options["target"] = args.target
+    try:
+        make_rules(args.preset, **options)
+    except ValueError as e:
+        raise UsageError(str(e), "--target") from None
     for item in args.rule:
         key, eq, text = (x.strip() for x in item.partition("="))
         if not eq or not key:
-            raise ValueError(f"--rule {item!r} must look like KEY=VALUE (e.g. throw_in=false)")
+            raise UsageError(f"{item!r} must look like KEY=VALUE (e.g. throw_in=false)", "--rule")
         if key in options:
-            raise ValueError(f"rule option {key!r} is given twice")
+            raise UsageError(f"rule option {key!r} is given twice", "--rule")
         try:
             options[key] = yaml.safe_load(text)
         except yaml.YAMLError:
             options[key] = text
-    make_rules(args.preset, **options)  # an unknown option or a bad value fails here, before any agent loads
-    if args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    try:
+        rules = make_rules(args.preset, **options)
+    except ValueError as e:
+        raise UsageError(str(e), "--rule") from None
+    group = len(seatings(rules.players))
+    if args.matches % group:
+        raise UsageError(f"must be a positive multiple of {group} for {args.preset!r} with {rules.players} players "
+                         f"(each deal is played {group} times), got {args.matches}", "--matches")
     if len(args.agents) < 2:
-        raise ValueError("give at least two agents with --agents")
+        raise UsageError("give at least two agents", "--agents")
     if len(set(args.agents)) != len(args.agents):
-        raise ValueError(f"agent specs must be distinct, got {args.agents}")
-    for spec in args.agents:
-        make_agent(spec, preset=args.preset, players=options.get("players"))  # a bad spec fails here, clearly
+        raise UsageError(f"agent specs must be distinct, got {' '.join(args.agents)}", "--agents")
+    for spec in args.agents:  # loads checkpoints: last, after the cheap checks
+        try:
+            make_agent(spec, preset=args.preset, players=rules.players)
+        except ValueError as e:
+            raise UsageError(str(e), "--agents") from None
+    return options
+
+
+def _play(args, options: dict, signals: stop_signals) -> int:
     t0 = time.perf_counter()
     kw = dict(preset=args.preset, matches=args.matches, seed=args.seed, workers=args.workers, options=options,
               progress=not args.no_progress)
-    if len(args.agents) == 2:
-        out = evaluate_pairings([(args.agents[0], args.agents[1])], **kw)
-    else:
-        out = round_robin(args.agents, **kw)
+    out, stopped = None, None
+    try:
+        if len(args.agents) == 2:
+            out = evaluate_pairings([(args.agents[0], args.agents[1])], **kw)
+        else:
+            out = round_robin(args.agents, **kw)
+        signals.disarm()
+    except EvaluationInterrupted as e:
+        out, stopped = e.report, e.signum
+    except Stopped:
+        if out is None:  # before the matches
+            raise
     out["seconds"] = round(time.perf_counter() - t0, 1)
     out["command"] = eval_command(args.agents, args.preset, options, args.matches, args.seed)
+    if stopped is not None:
+        out["stopped_by"] = signal_name(stopped)
     print(format_report(out))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=2)
-            f.write("\n")
-        print(f"wrote {args.json}")
+        try:
+            args.json.write_text(json.dumps(out, indent=2) + "\n")
+        except OSError as e:  # checked at the start, but the disk or folder may have changed since
+            return fail(PROG, f"cannot write {str(args.json)!r}: {e.strerror} (the results are printed above)", 1)
+    if stopped is None:
+        if args.json:
+            print(f"wrote {args.json}")
+        return 0
+    where = (f"; written to {args.json} (allfours eval --report {args.json})" if args.json
+             else " (give --json FILE to keep them)")
+    print(f"{PROG}: stopped by {signal_name(stopped)} after {out['matches_finished']} of {out['matches_planned']} "
+          f"matches: the results of the {out['matches_played']} in whole duplicate groups are above{where}",
+          file=sys.stderr)
+    return exit_status(stopped)
+
+
+def _report(args, parser) -> int:
+    others = [a.option_strings[0] for a in parser._actions
+              if a.dest not in ("help", "report", "no_progress") and getattr(args, a.dest) != a.default]
+    if others:
+        raise UsageError(f"prints a results file and plays nothing: leave out {', '.join(others)}", "--report")
+    try:
+        out = json.loads(args.report.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise UsageError(f"{str(args.report)!r} is not a JSON file ({e})", "--report") from None
+    missing = [k for k in REPORT_KEYS if k not in out] if isinstance(out, dict) else list(REPORT_KEYS)
+    try:
+        if missing:
+            raise KeyError(missing[0])
+        text = format_report(out)
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise UsageError(f"{str(args.report)!r} is not a results file of allfours eval (bad or missing {e})",
+                         "--report") from None
+    print(text)
     return 0
 
 
 def format_report(out: dict) -> str:
     """Markdown tables: per pairing, and the ratings."""
-    lines = [f"preset {out['preset']} ({out['players']} players), {out['matches_per_pairing']} matches per pairing, "
-             f"seed {out['seed']}" + (f", {out['seconds']} s" if "seconds" in out else ""), "",
+    head = (f"preset {out['preset']} ({out['players']} players), {out['matches_per_pairing']} matches per pairing, "
+            f"seed {out['seed']}" + (f", {out['seconds']} s" if "seconds" in out else ""))
+    if out.get("partial"):
+        head = (f"PARTIAL (stopped{' by ' + out['stopped_by'] if out.get('stopped_by') else ''}): "
+                f"{out['matches_played']} of {out['matches_planned']} planned matches, whole duplicate groups only; "
+                + head)
+    lines = [head, "",
              "| agent | opponent | matches | wins | win rate | 95% CI (Wilson) | points/hand | 95% CI "
              "| opp. points/hand |",
              "| --- | --- | ---: | ---: | ---: | --- | ---: | --- | ---: |"]

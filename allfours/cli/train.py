@@ -5,6 +5,10 @@
     allfours train --config configs/seven_up.yaml lr=1e-4 max_minutes=120
     allfours train --resume runs/yorkshire-20260101-120000 [max_minutes=90]
     allfours train --ray-address auto --workers 8    # rollouts in Ray actors on a cluster (".[ray]" extra)
+
+Ctrl-C, SIGTERM (``kill``, ``timeout``, a scheduler or container stop) and SIGHUP all stop a run
+the same way: the current step finishes, ``latest.pt`` is written (a further signal cannot
+interrupt that), and the command exits 0 with one line saying how to continue the run.
 """
 
 from __future__ import annotations
@@ -17,14 +21,18 @@ from pathlib import Path
 import yaml
 
 from allfours.data import config_names
-from allfours.train.config import load_config
-from allfours.train.trainer import Trainer
+from allfours.train.config import load_config, parse_overrides
+from allfours.train.trainer import RunStop, Trainer
+
+from .common import Parser, UsageError, fail, positive_int, preset
+
+PROG = "allfours train"
 
 
 def _parser() -> argparse.ArgumentParser:
     names = ", ".join(config_names())
-    p = argparse.ArgumentParser(
-        prog="allfours train", description="Train an All Fours bot by self-play PPO.",
+    p = Parser(
+        prog=PROG, description="Train an All Fours bot by self-play PPO.",
         epilog=f"Config presets: {names}. Overrides: any config key, e.g. lr=1e-4 num_envs=256 rules.target=7. "
                "Logs, checkpoints and the resolved config go to runs/<run_name>/; watch with "
                "`tensorboard --logdir runs`.")
@@ -35,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", metavar="ADDRESS", default=None,
                    help="collect rollouts in Ray actors (collector=ray): 'auto' joins the running cluster, "
                         "'local' starts Ray on this machine; needs pip install '.[ray]'")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="number of Ray rollout actors (with --ray-address; config key workers)")
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
     p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
@@ -44,17 +52,17 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        return _run(args)
-    except (ValueError, ImportError) as e:
-        print(f"allfours train: error: {e}", file=sys.stderr)
-        return 2
+    with RunStop() as stop:  # from here on a signal stops the run in order (train() saves)
+        try:
+            return _run(args, stop)
+        except (UsageError, ValueError, ImportError) as e:  # config, overrides, checkpoints, a missing extra
+            return fail(PROG, e)
 
 
 def _ray_overrides(args) -> list[str]:
     if args.workers is not None and args.ray_address is None:
-        raise ValueError("--workers sets the number of Ray rollout actors: give --ray-address too "
-                         "(--ray-address local for Ray on this machine)")
+        raise UsageError("sets the number of Ray rollout actors: give --ray-address too "
+                         "(--ray-address local for Ray on this machine)", "--workers")
     if args.ray_address is None:
         return []
     address = "" if args.ray_address == "local" else args.ray_address
@@ -64,17 +72,23 @@ def _ray_overrides(args) -> list[str]:
     return out
 
 
-def _run(args) -> int:
+def _run(args, stop: RunStop) -> int:
     args.overrides = list(args.overrides) + _ray_overrides(args)
+    chosen = parse_overrides(args.overrides).get("preset")
+    if chosen is not None:  # worded as every command words it
+        try:
+            preset(str(chosen))
+        except argparse.ArgumentTypeError as e:
+            raise UsageError(str(e), f"preset={chosen}") from None
 
     if args.resume:
         if args.config:
-            raise ValueError("--resume uses the run's saved config.yaml; give changes as key=value overrides")
+            raise UsageError("uses the run's saved config.yaml; give changes as key=value overrides", "--config")
         run_dir = Path(args.resume)
         if run_dir.is_file():
             run_dir = run_dir.parent
         if not (run_dir / "config.yaml").exists():
-            raise ValueError(f"{str(run_dir)!r} is not a training run folder (no config.yaml)")
+            raise UsageError(f"{str(run_dir)!r} is not a training run folder (no config.yaml)", "--resume")
         cfg = load_config(run_dir / "config.yaml", args.overrides)
     else:
         cfg = load_config(args.config, args.overrides)
@@ -91,26 +105,44 @@ def _run(args) -> int:
         if (run_dir / "latest.pt").exists():
             raise ValueError(f"run folder {str(run_dir)!r} already holds a run: continue it with --resume {run_dir} "
                              "or choose another run_name=")
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"cannot create the run folder {str(run_dir)!r} (runs_dir={cfg.runs_dir}, "
+                             f"run_name={name}): {e.strerror}") from None
         trainer = Trainer(cfg, run_dir)
         print(f"training {cfg.preset} -> {run_dir}  (tensorboard --logdir {cfg.runs_dir})")
-    if cfg.eval_every_minutes > 0:  # what reproduces the figures, from a checkpoint of the run
-        searched = [cfg.search_opponent] if cfg.search_eval_every > 0 else []
-        for spec in dict.fromkeys(cfg.eval_opponents + searched):
-            print(f"  eval vs {spec}: the matches of `{trainer.eval_command(spec)}`")
     try:
-        summary = trainer.train()
+        if cfg.eval_every_minutes > 0:  # what reproduces the figures, from a checkpoint of the run
+            searched = [cfg.search_opponent] if cfg.search_eval_every > 0 else []
+            for spec in dict.fromkeys(cfg.eval_opponents + searched):
+                print(f"  eval vs {spec}: the matches of `{trainer.eval_command(spec)}`")
+        sys.stdout.flush()
+        summary = trainer.train(stop=stop)
     finally:
-        trainer.close()
+        trainer.close()  # the rollout worker and its shared memory
+    print(summary_line(summary, run_dir))
+    if summary["stopped_by"] is None:
+        for spec, r in (summary.get("last_eval") or {}).items():
+            if isinstance(r, dict) and "ci95" in r:  # rows of an old run resumed (another format) are left out
+                lo, hi = r["ci95"]
+                print(f"  last eval vs {spec}: win rate {r['win_rate']:.3f} over {r['matches']} matches "
+                      f"(95% CI {lo:.3f}-{hi:.3f}), points/hand {r['points_per_hand']:.3f}-"
+                      f"{r['opponent_points_per_hand']:.3f}")
+    return 0
+
+
+def summary_line(summary: dict, run_dir: Path) -> str:
+    """The last line of a run: how far it got, where its checkpoints are, how to go on."""
     p = summary
-    print(f"done: {p['steps']:,} decisions, {p['updates']} updates, {p['train_seconds'] / 60:.1f} min; "
-          f"checkpoints in {run_dir} (latest.pt, best.pt)")
-    for spec, r in (summary.get("last_eval") or {}).items():
-        if isinstance(r, dict) and "ci95" in r:  # rows of an old run resumed (another format) are left out
-            lo, hi = r["ci95"]
-            print(f"  last eval vs {spec}: win rate {r['win_rate']:.3f} over {r['matches']} matches "
-                  f"(95% CI {lo:.3f}-{hi:.3f}), points/hand {r['points_per_hand']:.3f}-"
-                  f"{r['opponent_points_per_hand']:.3f}")
-    return 130 if summary["interrupted"] else 0
+    done = f"{p['steps']:,} decisions, {p['updates']} updates, {p['train_seconds'] / 60:.1f} min"
+    best = " and best.pt (best evaluation)" if (run_dir / "best.pt").exists() else " (no evaluation yet: no best.pt)"
+    if p["stopped_by"] is None:
+        return f"done: {done}; checkpoints in {run_dir}: latest.pt{best}"
+    held = p["signals_during_save"]
+    held = f" ({held} further signal{'s' * (held > 1)} during the save waited for it)" if held else ""
+    return (f"stopped by {p['stopped_by']} after {done}: saved {run_dir / 'latest.pt'}{held}; "
+            f"continue with: allfours train --resume {run_dir}")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,18 @@
-"""Duplicate-deal evaluation, the agent registry, the ``allfours eval`` CLI and agent errors."""
+"""Duplicate-deal evaluation, the agent registry, the ``allfours eval`` CLI (stopped half way too) and
+agent errors."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 
@@ -342,3 +350,73 @@ def test_eval_command_replays_the_same_matches(tmp_path, capsys):
         assert eval_main(argv + ["--no-progress"]) == 2
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------------- interruption
+class StopsAtMatch(RandomAgent):
+    """Random play that raises KeyboardInterrupt (a Ctrl-C) as its match number ``k`` starts."""
+
+    def __init__(self, k: int):
+        super().__init__()
+        self.k, self.started = k, 0
+
+    def seed(self, seed):
+        super().seed(seed)
+        self.started += 1
+        if self.started == self.k:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("preset,options", [("seven_up", {}), ("traditional", {"players": 3})])
+def test_an_interrupted_evaluation_keeps_its_whole_duplicate_groups(preset, options):
+    group = len(ev.seatings(make_rules(preset, **options).players))
+    kw = dict(preset=preset, seed=5, options=options, workers=1, progress=False)
+    with pytest.raises(ev.EvaluationInterrupted) as err:
+        ev.evaluate_pairings([("mine", "heuristic")], matches=6 * group, agents={"mine": StopsAtMatch(2 * group + 2)},
+                             both_ways=False, **kw)
+    e = err.value
+    assert e.signum == signal.SIGINT and sum(r is not None for r in e.results) == 2 * group + 1
+    report = e.report
+    assert report["partial"] and report["matches_planned"] == 6 * group and report["matches_finished"] == 2 * group + 1
+    assert report["matches_played"] == 2 * group  # the third deal was played in one seating only: left out
+    # the same rows and ratings as a run of the two whole deals (matches run in schedule order here)
+    want = ev.evaluate_pairings([("mine", "heuristic")], matches=2 * group, agents={"mine": RandomAgent()},
+                                both_ways=False, **kw)
+    assert report["results"] == want["results"] and report["ratings"] == want["ratings"]
+    assert report["results"][0]["matches"] == 2 * group
+
+
+@pytest.mark.parametrize("sig,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_cli_stopped_half_way_writes_a_partial_json_it_can_report_on(tmp_path, capsys, sig, status):
+    """Ctrl-C at a terminal (to the whole process group, the two workers too) or SIGTERM to the command."""
+    out = tmp_path / "r.json"
+    cmd = [sys.executable, "-m", "allfours", "eval", "--preset", "seven_up", "--agents", "random", "heuristic",
+           "--matches", "100000", "--workers", "2", "--seed", "3", "--json", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    err = []
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: proc.stderr.read(200), "")), daemon=True)
+    reader.start()
+    deadline = time.time() + 150
+    while not re.search(r"\| *([2-9]\d|\d{3,})/100000", "".join(err)):  # 20 matches or more done
+        assert time.time() < deadline and proc.poll() is None, "".join(err)
+        time.sleep(0.05)
+    (os.killpg if sig == signal.SIGINT else os.kill)(proc.pid, sig)
+    proc.wait(timeout=60)
+    stdout = proc.stdout.read()  # (communicate() would read stderr too, taking pieces from the reader)
+    reader.join(timeout=10)
+    stderr = "".join(err)
+    assert proc.returncode == status, stderr
+    assert "Traceback" not in stdout + stderr and "leaked" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith(f"allfours eval: stopped by {signal.Signals(sig).name} after ") and str(out) in last
+    data = json.loads(out.read_text())
+    assert data["partial"] and data["stopped_by"] == signal.Signals(sig).name
+    assert 20 <= data["matches_played"] <= data["matches_finished"] < data["matches_planned"] == 100000
+    assert data["matches_played"] % 2 == 0 and data["results"][0]["matches"] == data["matches_played"]
+    assert data["command"].endswith("--matches 100000 --seed 3")
+    assert stdout.startswith("PARTIAL")
+    assert eval_main(["--report", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert table.startswith(f"PARTIAL (stopped by {signal.Signals(sig).name}): {data['matches_played']} of 100000")
+    r = data["results"][0]
+    assert f"| random | heuristic | {r['matches']} | {r['wins']} | {r['win_rate']:.3f} |" in table

@@ -235,3 +235,18 @@ def test_init_from_starts_from_another_runs_weights(tmp_path):
     missing = load_config("seven_up", TINY + [f"runs_dir={tmp_path}", "init_from=bot:no_such_bot"])
     with pytest.raises(ValueError, match="does not exist"):
         Trainer(missing, tmp_path / "missing")
+
+
+def test_progress_counts_decisions_and_the_eta_is_the_budget_left(tmp_path):
+    t = Trainer(_cfg(tmp_path, "max_minutes=60"), tmp_path / "p")
+    t.progress.update(train_seconds=600.0, steps=1_230_000, updates=40)
+    # the time budget's rest, whatever the rate: it cannot wander
+    assert t.eta_seconds(1e3) == t.eta_seconds(1e6) == 3000
+    text = t.progress_text(12_345.0, 5_000.0)
+    assert text.startswith("10.0/60 min, ETA 50:00, 1.23M decisions, 12.3k dec/s, upd 40") and "s/s" not in text
+    # a decision budget: the decisions left at this session's average rate; both: whichever ends first
+    t.cfg.max_minutes, t.cfg.total_steps = 0, 2_230_000
+    assert t.eta_seconds(1000.0) == 1000 and t.progress_text(1.0, 1000.0).startswith("ETA 16:40, 1.23M/2.23M decisions")
+    t.cfg.max_minutes = 11
+    assert t.eta_seconds(1000.0) == 60
+    t.close()

@@ -1,0 +1,171 @@
+"""Every command answers a bad argument with exit status 2 and one line on stderr, before any work.
+
+Each case runs in-process through ``allfours.cli.main(argv)``; the wording is allfours.cli.common's:
+``allfours CMD: error: argument X: <what is wrong>``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from allfours.cli import main
+
+BAD = {
+    "train": [
+        (["--workers", "0"], "argument --workers: must be a whole number of 1 or more"),
+        (["--workers", "x"], "argument --workers: must be a whole number, got 'x'"),
+        (["--workers", "2"], "argument --workers: sets the number of Ray rollout actors: give --ray-address"),
+        (["--config", "nope"], "config 'nope' not found"),
+        (["--config", "smoke", "lr=abc"], "config lr must be a number, got 'abc'"),
+        (["--config", "smoke", "nonsense=1"], "unknown config key 'nonsense'"),
+        (["--config", "smoke", "rules.players=9"], "preset 'yorkshire' allows players in (4,), got 9"),
+        (["--config", "smoke", "lr"], "override 'lr' must look like key=value"),
+        (["--config", "smoke", "eval_opponents=[zzz]"], "config eval_opponents: 'zzz' is not an agent"),
+        (["--config", "smoke", "init_from=bot:nope"], "does not exist"),
+        (["--config", "{tmp}/bad.yaml"], "is not valid YAML"),
+        (["--config", "smoke", "runs_dir={tmp}/file.txt"], "cannot create the run folder"),
+        (["--resume", "{tmp}"], "argument --resume: '{tmp}' is not a training run folder"),
+        (["--resume", "{tmp}/run", "--config", "smoke"], "argument --config: uses the run's saved config.yaml"),
+        (["--resume", "{tmp}/run"], "cannot be read: it is damaged"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["preset=nope"], "argument preset=nope: unknown preset 'nope': choose one of seven_up, traditional"),
+    ],
+    "eval": [
+        (["--preset", "nope"], "argument --preset: unknown preset 'nope': choose one of"),
+        (["--players", "9"], "argument --players: preset 'yorkshire' allows players in (4,), got 9"),
+        (["--players", "0"], "argument --players: must be a whole number of 1 or more"),
+        (["--matches", "3"], "argument --matches: must be a positive multiple of 2"),
+        (["--matches", "-2"], "argument --matches: must be a whole number of 1 or more"),
+        (["--workers", "0"], "argument --workers: must be a whole number of 1 or more"),
+        (["--seed", "-1"], "argument --seed: must be a whole number from 0"),
+        (["--target", "0"], "argument --target: must be a whole number of 1 or more"),
+        (["--agents", "random"], "argument --agents: give at least two agents"),
+        (["--agents", "random", "random"], "argument --agents: agent specs must be distinct"),
+        (["--agents", "bogus", "random"], "argument --agents: unknown agent 'bogus'"),
+        (["--agents", "{tmp}/none.pt", "random"], "argument --agents:"),
+        (["--rule", "bogus=1"], "argument --rule: unknown option"),
+        (["--rule", "x"], "argument --rule: 'x' must look like KEY=VALUE"),
+        (["--json", "/nonexistent/dir/x.json"], "argument --json: cannot write '/nonexistent/dir/x.json': folder"),
+        (["--json", "{tmp}"], "argument --json: '{tmp}' is a folder, not a file"),
+        (["--report", "{tmp}/none.json"], "argument --report: file '{tmp}/none.json' does not exist"),
+        (["--report", "{tmp}/bad.yaml"], "argument --report: '{tmp}/bad.yaml' is not a JSON file"),
+        (["--report", "{tmp}/other.json"], "argument --report: '{tmp}/other.json' is not a results file"),
+        (["--report", "{tmp}/other.json", "--matches", "4"], "argument --report: prints a results file and plays "
+                                                             "nothing: leave out --matches"),
+    ],
+    "play": [
+        (["--preset", "nope"], "argument --preset: unknown preset 'nope'"),
+        (["--players", "9", "--preset", "traditional"], "argument --players:"),
+        (["--seat", "7"], "argument --seat: must be a seat from 0 to 3, got 7"),
+        (["--seat", "x"], "argument --seat: invalid int value: 'x'"),
+        (["--bot", "bogus"], "argument --bot: unknown agent 'bogus'"),
+        (["--seed", "-1"], "argument --seed:"),
+        (["--target", "0"], "argument --target:"),
+    ],
+    "serve": [
+        (["--port", "0"], "argument --port: must be a TCP port from 1 to 65535"),
+        (["--port", "x"], "argument --port: must be a whole number"),
+        (["--bot", "bogus"], "argument --bot:"),
+        (["--max-body-bytes", "0"], "argument --max-body-bytes:"),
+        (["--log-level", "loud"], "argument --log-level: invalid choice"),
+    ],
+    "bot": [
+        (["--preset", "nope"], "argument --preset: unknown preset 'nope'"),
+        (["--bot", "bogus"], "argument --bot:"),
+        (["--max-line-bytes", "0"], "argument --max-line-bytes:"),
+    ],
+    "export": [
+        ([], "the following arguments are required: policy"),
+        (["bot:nope"], "argument policy:"),
+        (["{tmp}/none.pt"], "argument policy:"),
+        (["bot:yorkshire", "-o", "/nonexistent/x.onnx"], "argument -o/--output: cannot write"),
+        (["bot:yorkshire", "-o", "{tmp}"], "argument -o/--output: '{tmp}' is a folder"),
+        (["bot:yorkshire", "--preset", "nope"], "argument --preset: unknown preset 'nope'"),
+        (["bot:yorkshire", "--vectors", "-1"], "argument --vectors: must be a whole number of 0 or more"),
+    ],
+    "bench": [
+        (["--seconds", "0"], "argument --seconds: must be a number above 0"),
+        (["--seconds", "inf"], "argument --seconds: must be a number above 0"),
+        (["--seconds", "x"], "argument --seconds: must be a number, got 'x'"),
+        (["--repeats", "0"], "argument --repeats: must be a whole number of 1 or more"),
+    ],
+}
+CASES = [(cmd, argv, msg) for cmd, cases in BAD.items() for argv, msg in cases]
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    """A folder with a bad YAML file, a JSON file that is no results file, a plain file, a run folder
+    whose checkpoint is damaged; the current folder too (nothing may land in the repository)."""
+    (tmp_path / "bad.yaml").write_text("lr: [1\n")
+    (tmp_path / "other.json").write_text(json.dumps({"hello": 1}))
+    (tmp_path / "file.txt").write_text("not a folder")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.yaml").write_text("preset: yorkshire\n")
+    (tmp_path / "run" / "latest.pt").write_bytes(b"\x00damaged" * 8)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(argv: list[str], capsys) -> tuple[int, str]:
+    capsys.readouterr()
+    try:
+        rc = main(argv)
+    except SystemExit as e:
+        rc = e.code
+    return rc, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cmd,argv,msg", CASES, ids=[f"{c}-{' '.join(a)}" for c, a, _ in CASES])
+def test_a_bad_argument_gets_one_line_and_status_2(cmd, argv, msg, files, capsys):
+    argv = [a.replace("{tmp}", str(files)) for a in argv]
+    rc, err = run([cmd, *argv], capsys)
+    assert rc == 2, err
+    assert err.count("\n") == 1 and err.endswith("\n") and "Traceback" not in err, err
+    assert err.startswith(f"allfours {cmd}: error: "), err
+    assert msg.replace("{tmp}", str(files)) in err, err
+
+
+def test_an_unknown_command_is_one_line():
+    proc = subprocess.run([sys.executable, "-m", "allfours", "trian"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "unknown command 'trian'" in proc.stderr
+
+
+# Options of each command with something to put after them; every list also holds an option no
+# command has, so no list can start real work (a server, a training run) whatever else it holds.
+OPTIONS = {
+    "train": ["--config", "--resume", "--ray-address", "--workers", "--print-config", "lr=abc", "num_envs=0"],
+    "eval": ["--preset", "--players", "--agents", "--matches", "--seed", "--workers", "--target", "--rule", "--json",
+             "--report", "--no-progress"],
+    "play": ["--preset", "--players", "--seat", "--bot", "--seed", "--target"],
+    "serve": ["--host", "--port", "--bot", "--max-body-bytes", "--log-level"],
+    "bot": ["--preset", "--bot", "--max-line-bytes"],
+    "export": ["bot:yorkshire", "-o", "--output", "--preset", "--vectors", "--seed", "--dynamo", "--no-check"],
+    "bench": ["--seconds", "--repeats"],
+}
+VALUES = st.one_of(st.sampled_from(["0", "-1", "1", "3", "x", "nan", "inf", "1e99", "", " ", "a\nb", "yorkshire",
+                                    "random", "bogus", "/nonexistent/x", "--", "-"]),
+                   st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=8))
+
+
+@st.composite
+def bad_argv(draw):
+    cmd = draw(st.sampled_from(sorted(OPTIONS)))
+    tokens = draw(st.lists(st.one_of(st.sampled_from(OPTIONS[cmd]), VALUES), max_size=6))
+    tokens.insert(draw(st.integers(0, len(tokens))), "--no-such-option")
+    return [cmd, *tokens]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(argv=bad_argv())
+def test_random_bad_argument_lists_get_one_line_and_status_2(argv, files, capsys):
+    rc, err = run(argv, capsys)
+    assert rc == 2, (argv, err)
+    assert err.count("\n") == 1 and err.startswith(f"allfours {argv[0]}: error: ") and "Traceback" not in err, (
+        argv, err)
