@@ -27,7 +27,13 @@ def ship(source: str | Path, name: str, out_dir: Path | None = None) -> Path:
 
     if name not in BOTS:
         raise ValueError(f"unknown bot name {name!r}: choose one of {sorted(BOTS)}")
-    ck = load_checkpoint(Path(source) / "best.pt" if Path(source).is_dir() else source)
+    source = Path(source)
+    if source.is_dir():  # a run folder: its best evaluated checkpoint (best.pt exists only after an evaluation)
+        if not (source / "best.pt").exists():
+            raise CheckpointError(f"run folder {str(source)!r} has no best.pt yet (no evaluation has run): "
+                                  "ship a checkpoint file instead, e.g. its latest.pt")
+        source = source / "best.pt"
+    ck = load_checkpoint(source)
     preset, players = BOTS[name]
     trained = (ck.get("preset"), (ck.get("rules") or {}).get("players"))
     if trained != (preset, players):

@@ -27,15 +27,20 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in ("-V", "--version"):
         print(f"allfours {__version__}")
         return 0
-    if not argv or argv[0] in ("-h", "--help"):
+    if not argv:
+        print(f"allfours: error: a command is required: choose one of {', '.join(COMMANDS)} (see allfours --help)",
+              file=sys.stderr)
+        return 2
+    if argv[0] in ("-h", "--help"):
         print("usage: allfours COMMAND [options]   (allfours COMMAND --help for its options)\n\ncommands:")
         for name, (_, help_) in COMMANDS.items():
             print(f"  {name:<8} {help_}")
         print("\n  --version  print the version")
-        return 0 if argv else 2
+        return 0
     cmd, rest = argv[0], argv[1:]
     if cmd not in COMMANDS:
-        print(f"allfours: unknown command {cmd!r}; choose from {', '.join(COMMANDS)}", file=sys.stderr)
+        print(f"allfours: error: unknown command {cmd!r}: choose one of {', '.join(COMMANDS)} (see allfours --help)",
+              file=sys.stderr)
         return 2
     module = importlib.import_module(f"{__name__}.{COMMANDS[cmd][0]}")
     return module.main(rest) or 0

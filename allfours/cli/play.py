@@ -12,7 +12,7 @@ from allfours_env.cards import JACK, NUM_CARDS, SUIT_MASK, SUITS, card_code, mas
 from allfours_env.engine import PLAY
 from allfours_env.tricks import trick_winner
 
-from .common import Parser, fail, positive_int, preset, seed
+from .common import Parser, fail, nonnegative_int, positive_int, preset, seed
 
 TRUMP_HOW = {
     False: "Trump is the suit of the first card led: the eldest hand (left of the dealer) pitches it.",
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog, description="Play All Fours in the terminal against bots.")
     p.add_argument("--preset", type=preset, default="yorkshire", help="yorkshire, traditional or seven_up")
     p.add_argument("--players", type=positive_int, default=None, help="traditional: 2, 3 or 4")
-    p.add_argument("--seat", type=int, default=0, help="your seat (0 = first in play order)")
+    p.add_argument("--seat", type=nonnegative_int, default=0, help="your seat (0 = first in play order)")
     p.add_argument("--bot", default="bot", help="opponents and partner: 'bot' (the shipped bot for the preset), "
                    "'search', 'heuristic', 'random' or any agent spec")
     p.add_argument("--seed", type=seed, default=None, help="seed for a reproducible match")
