@@ -9,9 +9,13 @@
     make_agent("bot:yorkshire")               # a shipped bot (agents.neural.load_bot): yorkshire, traditional,
                                               # traditional_2p, seven_up
     make_agent("bot:yorkshire:sym=0")         # ... its raw network, without averaging over suit relabellings
+    make_agent("search:playout=bot:yorkshire")  # search whose playouts play that network for its side
+    make_agent("experimental:nested:24x8")    # a research player of agents.experimental (not stable API)
 
 A spec is ``name`` or ``name:key=value,key=value``. Unknown names or parameters raise a
-``ValueError`` that lists the valid ones.
+``ValueError`` that lists the valid ones. The registry builds a search's parts from the spec:
+``playout=bot:<name>`` (or a checkpoint path) becomes an ``agents.playout.NetworkPlayout`` given
+to ``SearchAgent``.
 """
 
 from __future__ import annotations
@@ -19,38 +23,54 @@ from __future__ import annotations
 import os
 
 from .base import Agent
+from .experimental import EXPERIMENTS, SHORTHANDS
 from .heuristic import HeuristicAgent
 from .neural import load_agent, load_bot
+from .playout import NetworkPlayout
 from .random_agent import RandomAgent
 from .search import SearchAgent
+
+EXPERIMENTAL = "experimental:"
 
 # name -> (class, {param: type}, help)
 AGENTS = {
     "random": (RandomAgent, {"seed": int}, "uniform over the legal actions"),
     "heuristic": (HeuristicAgent, {"seed": int}, "rule-based pub player"),
-    "search": (SearchAgent, {"worlds": int, "time": float, "exact": int, "infer": int, "eps": float, "bid": int,
-                             "value": str, "pitch": int, "playout": str, "prefer": float,
+    "search": (SearchAgent, {"worlds": int, "time": float, "exact": int, "bid": int, "value": str, "playout": str,
                              "seed": int},
                "determinized search (worlds per move, time cap in s, exact-solve threshold in cards, "
-               "inference: candidate worlds per kept world and model noise, value: match or points, "
-               "playout: heuristic, or bot:<name> / a checkpoint for the searching side's play, "
-               "prefer: the heuristic move's head start in match-win probability)"),
+               "bid: 1 searched or 0 heuristic trump decisions, value: match or points, "
+               "playout: heuristic, or bot:<name> / a checkpoint for the searching side's play)"),
 }
 
 
 def agent_names() -> list[str]:
-    return [*AGENTS, "bot:<name>", "<checkpoint path or *.pt>"]
+    return [*AGENTS, "bot:<name>", "<checkpoint path or *.pt>", f"{EXPERIMENTAL}<{'|'.join(EXPERIMENTS)}>"]
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
-    """``"search:worlds=64,time=1"`` -> ``("search", {"worlds": 64, "time": 1.0})`` (values typed)."""
+    """``"search:worlds=64,time=1"`` -> ``("search", {"worlds": 64, "time": 1.0})`` (values typed);
+    ``"experimental:nested:24x8"`` -> ``("experimental:nested", {"worlds": 24, "inner": 8})``."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
-    name, _, rest = spec.strip().partition(":")
+    spec = spec.strip()
+    if spec.lower().startswith(EXPERIMENTAL):
+        name, _, rest = spec[len(EXPERIMENTAL):].partition(":")
+        name = name.strip().lower()
+        if name not in EXPERIMENTS:
+            raise ValueError(f"unknown experimental agent {name!r}: choose one of {', '.join(EXPERIMENTS)}")
+        if name in SHORTHANDS and rest.strip() and "=" not in rest:
+            return EXPERIMENTAL + name, SHORTHANDS[name](rest)
+        return EXPERIMENTAL + name, _params(spec, name, rest, EXPERIMENTS[name][1])
+    name, _, rest = spec.partition(":")
     name = name.strip().lower()
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(agent_names())}")
-    types = AGENTS[name][1]
+    return name, _params(spec, name, rest, AGENTS[name][1])
+
+
+def _params(spec: str, name: str, rest: str, types: dict) -> dict:
+    """The typed ``key=value`` parameters ``rest`` of agent ``name``."""
     params: dict = {}
     if rest.strip():
         for item in rest.split(","):
@@ -65,7 +85,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             except ValueError:
                 raise ValueError(f"parameter {key!r} of agent {name!r} must be {types[key].__name__}, "
                                  f"got {value.strip()!r}") from None
-    return name, params
+    return params
 
 
 def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, players: int | None = None) -> Agent:
@@ -92,9 +112,25 @@ def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, pl
     if neural_opts:
         raise ValueError(f"option(s) {sorted(neural_opts)} apply only to bot:<name> or a checkpoint, not {spec!r}")
     name, params = parse_spec(spec)
-    cls = AGENTS[name][0]
     params.setdefault("seed", seed)
-    return cls(**params)
+    if name.startswith(EXPERIMENTAL):
+        return EXPERIMENTS[name[len(EXPERIMENTAL):]][0](**params)
+    if "playout" in params:
+        params["playout"] = search_playout(params["playout"], players)
+    return AGENTS[name][0](**params)
+
+
+def search_playout(spec: str, players: int | None = None) -> NetworkPlayout | None:
+    """The playout part of ``search:playout=<spec>``: None for the heuristic (the default), else the
+    network of ``bot:<name>`` or a checkpoint path (raw unless ``:sym=1``) for the searching side."""
+    spec = spec.strip()
+    if not spec:
+        raise ValueError("search playout must be 'heuristic', bot:<name> or a checkpoint path, got ''")
+    if spec == "heuristic":
+        return None
+    agent = make_agent(spec, players=players)
+    # the raw network unless the spec asks for ``:sym=1``: averaging costs 6 times as much a move
+    return NetworkPlayout.from_agent(agent, symmetrize=_neural_options(spec)[1].get("symmetrize", False), name=spec)
 
 
 def _neural_options(spec: str) -> tuple[str, dict]:

@@ -5,8 +5,8 @@
 Each pair plays one hand (``episode="hand"``, scores 0-0) from seed ``1000 + i`` twice, the sides
 swapped; the figure is the mean of (A's points - B's points) summed over the two hands, with a
 normal 95% interval. Match win rates (``allfours eval``) are what count; this is the quicker
-signal used to choose the search agent's design. ``oracle`` is a reference that cheats: it
-solves the real deal with perfect information (the search solver, exact below 16 cards).
+signal used to choose the search agent's design. ``experimental:oracle`` is a reference that
+cheats: it solves the real deal with perfect information (the search solver, exact below 16 cards).
 """
 
 from __future__ import annotations
@@ -17,27 +17,14 @@ import sys
 import time
 
 from allfours.agents.registry import make_agent
-from allfours.agents.search import SearchAgent, solve
 from allfours_env import GameState
-
-
-class Oracle(SearchAgent):
-    """Reads every hand: perfect-information play, for reference only."""
-
-    def action_values(self, state, seat, legal=None):
-        legal = legal or state.legal_actions()
-        return {a: float(v) for a, v in solve(state, seat, legal, exact=16).items()}
-
-
-def agent(spec: str, seed: int):
-    return Oracle(seed=seed, bid=0) if spec == "oracle" else make_agent(spec, seed=seed)
 
 
 def margin(preset: str, a_spec: str, b_spec: str, pairs: int, options: dict) -> tuple[float, float, float]:
     diffs = []
     t = time.perf_counter()
     for i in range(pairs):
-        a, b = agent(a_spec, i), agent(b_spec, i)
+        a, b = make_agent(a_spec, seed=i), make_agent(b_spec, seed=i)
         total = 0
         for a_side in (0, 1):
             st = GameState.new(preset, seed=1000 + i, episode="hand", **options)

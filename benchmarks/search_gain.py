@@ -1,10 +1,10 @@
 """How much does search's move gain over the heuristic's, one decision at a time?
 
     python benchmarks/search_gain.py --preset yorkshire --games 60 --worlds 48 192
-    python benchmarks/search_gain.py --preset yorkshire --games 60 --agents search search:infer=10,eps=0.1
+    python benchmarks/search_gain.py --preset yorkshire --games 60 --agents search experimental:infer:k=10,eps=0.1
     python benchmarks/search_gain.py --preset yorkshire --games 150 --positions trump --worlds 48 400
     python benchmarks/search_gain.py --preset yorkshire --games 60 --agents search bot:yorkshire
-    python benchmarks/search_gain.py --preset yorkshire --games 60 --agents search nested:24x8
+    python benchmarks/search_gain.py --preset yorkshire --games 60 --agents search experimental:nested:24x8
 
 Plays heuristic self-play matches (match seeds ``500 + i``). At a random 30% of the positions with
 a choice once trump is set (``--positions trump``: at every choice before it is set, the Yorkshire
@@ -17,8 +17,9 @@ match-win bonus of the search's own valuation is left out; with ``value=match`` 
 valued in points), with a 95% interval, and the same paired difference between the last and the
 first budget. Positions are shared, so budgets are compared on the same ones.
 
-``nested:OxI`` is a two-level search, for this benchmark only: ``O`` worlds whose playouts play the
-searching side with ``search:worlds=I`` (the opponents with the heuristic), 0.8 s a move on Yorkshire
+Any agent spec compares, the research players of ``allfours.agents.experimental`` included:
+``experimental:nested:OxI`` is a two-level search (``O`` worlds whose playouts play the searching side
+with ``search:worlds=I``, the opponents with the heuristic), 0.8 s a move on Yorkshire
 (``benchmarks/search_speed.py``). The real deal values its pick with heuristic play below it, as it does every pick.
 """
 
@@ -33,34 +34,9 @@ import sys
 from allfours.agents.evaluation import init_worker
 from allfours.agents.heuristic import HeuristicAgent
 from allfours.agents.registry import make_agent
-from allfours.agents.search import WIN_BONUS, SearchAgent, SidePolicy, playout_values
+from allfours.agents.solver import WIN_BONUS, playout_values
 from allfours_env import GameState, make_rules
 from allfours_env.engine import PLAY
-
-
-class Nested(SearchAgent):
-    """Search whose playouts play its own side with a smaller search."""
-
-    def __init__(self, worlds: int, inner: int, seed: int | None = None):
-        super().__init__(worlds=worlds, seed=seed)
-        self.inner = SearchAgent(worlds=inner, seed=seed)
-
-    def seed(self, seed):
-        super().seed(seed)
-        self.inner.seed(None if seed is None else seed + 7)
-
-    def _playout_policy(self, state, seat):
-        return SidePolicy(state.side(seat), self.inner, self.heuristic)
-
-
-def make(spec: str, seed: int | None = None):
-    """An agent spec, or ``nested:OxI``."""
-    if spec.startswith("nested:"):
-        outer, _, inner = spec.partition(":")[2].partition("x")
-        if not (outer.isdigit() and inner.isdigit() and int(outer) > 0 and int(inner) > 0):
-            raise ValueError(f"nested spec must be nested:OxI with positive world counts, got {spec!r}")
-        return Nested(int(outer), int(inner), seed=seed)
-    return make_agent(spec, seed=seed)
 
 
 def points_only(v: int) -> int:
@@ -75,7 +51,7 @@ def points_only(v: int) -> int:
 def game(args) -> list[tuple[list[int], list[bool]]]:
     preset, specs, seed, positions = args
     h = HeuristicAgent(seed=seed)
-    searches = [make(spec, seed=seed) for spec in specs]
+    searches = [make_agent(spec, seed=seed) for spec in specs]
     state = GameState.new(make_rules(preset), seed=seed)
     rng = random.Random(seed)
     out = []
@@ -107,7 +83,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=60, help="heuristic self-play matches to draw positions from")
     ap.add_argument("--worlds", type=int, nargs="+", default=[48, 192], help="search budgets to compare")
     ap.add_argument("--agents", nargs="+",
-                    help="agent specs to compare instead of --worlds (e.g. search:infer=10, nested:24x8)")
+                    help="agent specs to compare instead of --worlds (e.g. experimental:nested:24x8)")
     ap.add_argument("--positions", choices=["play", "trump"], default="play",
                     help="play: a random 30%% of the card plays once trump is set; trump: every decision "
                          "before it is (the Yorkshire pitch, stand or beg, give one or run the pack)")
@@ -116,7 +92,7 @@ def main(argv=None) -> int:
     specs = args.agents or [f"search:worlds={w}" for w in args.worlds]
     try:
         for spec in specs:
-            make(spec)
+            make_agent(spec)
     except ValueError as e:
         ap.error(str(e))
     # spawned workers with one torch thread each, as allfours eval's: a checkpoint spec (bot:...) loads

@@ -2,9 +2,10 @@
 
     python benchmarks/search_speed.py [--specs search:worlds=16 search ...] [--repeats 3] [--hands 2]
                                       [--presets yorkshire traditional seven_up]
-    python benchmarks/search_speed.py --presets yorkshire --specs search nested:24x8
+    python benchmarks/search_speed.py --presets yorkshire --specs search experimental:nested:24x8
 
-``nested:OxI`` is the two-level search of ``benchmarks/search_gain.py``.
+Any agent spec times, ``experimental:nested:OxI`` (the two-level search of ``allfours.agents.experimental``)
+included.
 
 For each preset and budget (an agent spec) it replays the same positions: side 0's decisions
 over the first ``--hands`` hands of two heuristic self-play matches, with only-one-legal-action
@@ -19,9 +20,8 @@ import statistics
 import sys
 import time
 
-from search_gain import make
-
 from allfours.agents.heuristic import HeuristicAgent
+from allfours.agents.registry import make_agent
 from allfours_env import GameState
 
 CASES = (("yorkshire", {}), ("traditional", {}), ("seven_up", {}))
@@ -44,7 +44,7 @@ def positions(preset: str, options: dict, hands: int, matches: int = 2) -> list[
 def rate(spec: str, pos: list, repeats: int) -> tuple[float, float]:
     runs = []
     for r in range(repeats):
-        agent = make(spec, seed=r)
+        agent = make_agent(spec, seed=r)
         t = time.perf_counter()
         for st, seat in pos:
             agent.act(st, seat)

@@ -1,4 +1,7 @@
-"""Expert iteration: label a student's positions with search's action values, fit it to them.
+"""EXPERIMENTAL expert iteration: label a student's positions with search's action values, fit it to them.
+
+A research tool, not part of the product's stable API (no ``allfours`` subcommand; its options and
+file layout may change): run it as ``python -m allfours.train.distill``.
 
     python -m allfours.train.distill label --student bot:yorkshire --games 3000 --out runs/distill1
     python -m allfours.train.distill fit runs/distill1 --init checkpoints/yorkshire.pt --out runs/distill1/fit.pt
@@ -29,16 +32,24 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+import torch
+from tqdm import tqdm
+
+from allfours.agents.checkpoint import atomic_save, code_version, load_checkpoint, metadata
+from allfours.agents.evaluation import init_worker
+from allfours.agents.neural import network_from
+from allfours.agents.registry import make_agent
+from allfours.train.ship import KEEP
+from allfours_env import GameState, encode, make_rules
+from allfours_env.cards import NUM_ACTIONS
+from allfours_env.engine import PLAY
+from allfours_env.observation import OBS_SIZE
 
 CHUNK = 2000  # rows per file
 _W: dict = {}  # a worker's agents
 
 
 def _init(preset: str, student: str, search: str, seed: int) -> None:
-    from allfours.agents.evaluation import init_worker
-    from allfours.agents.registry import make_agent
-    from allfours_env import make_rules
-
     init_worker()
     _W.update(rules=make_rules(preset), seed=seed, student=make_agent(student, preset=preset),
               heuristic=make_agent("heuristic", preset=preset),
@@ -48,11 +59,6 @@ def _init(preset: str, student: str, search: str, seed: int) -> None:
 def _label_game(g: int) -> dict:
     """The rows of match ``g``: every decision of the student's side with a choice (its own move
     played), card plays valued by search. Deterministic in ``g`` whatever the worker."""
-    from allfours_env import GameState, encode
-    from allfours_env.cards import NUM_ACTIONS
-    from allfours_env.engine import PLAY
-    from allfours_env.observation import OBS_SIZE
-
     rules, student, heur, search = _W["rules"], _W["student"], _W["heuristic"], _W["search"]
     seed = _W["seed"] + g
     for i, agent in enumerate((student, heur, search)):
@@ -92,10 +98,6 @@ def _save(rows: dict, path: Path) -> None:
 
 
 def label(a) -> int:
-    from tqdm import tqdm
-
-    from allfours.agents.registry import make_agent
-
     if a.games < 1 or a.workers < 1:
         raise ValueError(f"--games and --workers must be at least 1, got {a.games} and {a.workers}")
     for spec in (a.student, a.search):  # a bad spec: one clear error here, not one per worker
@@ -150,12 +152,6 @@ def _load(dirs):
 
 
 def fit(a):
-    import torch
-
-    from allfours.agents.checkpoint import atomic_save, code_version, load_checkpoint, metadata
-    from allfours.agents.neural import network_from
-    from allfours.train.ship import KEEP
-
     for name, ok in (("tau", a.tau > 0), ("lr", a.lr > 0), ("epochs", a.epochs >= 1), ("anchor", a.anchor >= 0),
                      ("batch", a.batch >= 1), ("threads", a.threads >= 1)):
         if not ok:

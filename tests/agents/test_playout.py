@@ -1,19 +1,21 @@
-"""``search:playout=<network>``: search whose playouts use a network for the searching side."""
+"""``search:playout=<network>``: the registry builds a ``NetworkPlayout`` for the searching side and
+gives it to ``SearchAgent``."""
 
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
 from allfours.agents.heuristic import HeuristicAgent
 from allfours.agents.neural import load_bot
 from allfours.agents.playout import NetworkPlayout
-from allfours.agents.registry import make_agent
-from allfours.agents.search import SearchAgent, _final_value
+from allfours.agents.registry import make_agent, search_playout
+from allfours.agents.search import SearchAgent
+from allfours.agents.solver import _final_value
 from allfours_env import GameState
 from allfours_env.engine import PLAY
+from allfours_env.sampling import resample
 
 
 def _mid_hand(preset: str, seed: int, moves: int) -> GameState:
@@ -37,7 +39,7 @@ def test_lockstep_playouts_play_as_the_agents_would(preset, seed, moves, sym):
         g = start.clone()
         g.apply(a)
         games.append(g)
-    NetworkPlayout(bot + (":sym=1" if sym else "")).play_out(games, side, HeuristicAgent(seed=3))
+    search_playout(bot + (":sym=1" if sym else "")).play_out(games, side)
     net_agent = load_bot(bot[4:], symmetrize=sym)
     for a, batched in zip(start.legal_actions(), games):
         g = start.clone()
@@ -55,21 +57,21 @@ def test_network_playout_values_are_the_mean_over_worlds():
     """``action_values`` is the mean, over the sampled worlds, of each action's playout value."""
     state = _mid_hand("yorkshire", 11, 5)
     seat = state.current
-    agent = SearchAgent(worlds=5, playout="bot:yorkshire", seed=4)
+    agent = make_agent("search:worlds=5,playout=bot:yorkshire", seed=4)
     values = agent.action_values(state, seat)
     assert set(values) == set(state.legal_actions())
     # the same worlds, drawn again from the same seed, played out one game at a time
-    again = SearchAgent(worlds=5, playout="bot:yorkshire", seed=4)
+    again = SearchAgent(worlds=5, seed=4)
     rng = random.Random(again.rng.getrandbits(64))
     eq = again.equity_for(state)
-    play = NetworkPlayout("bot:yorkshire")
+    play = search_playout("bot:yorkshire")
     expect = dict.fromkeys(values, 0.0)
-    for world, mult in list(again._worlds(state, seat, rng)):
+    for world in [resample(state, seat, rng) for _ in range(5)]:
         for a in values:
             g = world.clone()
             g.apply(a)
-            play.play_out([g], state.side(seat), again.heuristic)
-            expect[a] += _final_value(g, seat, state.hand_no, eq) * mult / 5
+            play.play_out([g], state.side(seat))
+            expect[a] += _final_value(g, seat, state.hand_no, eq) / 5
     assert values == pytest.approx(expect)
 
 
@@ -95,7 +97,11 @@ def test_a_checkpoint_path_as_playout_makes_a_search_agent():
 
     agent = make_agent(f"search:worlds=2,playout={checkpoints_dir() / 'yorkshire.pt'}")
     assert isinstance(agent, SearchAgent) and agent.worlds == 2
-    assert agent._net_playout is not None and agent._net_playout.preset == "yorkshire"
+    assert isinstance(agent.playout, NetworkPlayout) and agent.playout.preset == "yorkshire"
+    assert not agent.playout.symmetrize  # the raw network unless :sym=1
+    assert make_agent("search:playout=bot:yorkshire:sym=1").playout.symmetrize
+    plain = make_agent("search:playout=heuristic")
+    assert plain.playout is plain.heuristic
 
 
 def test_bad_playout_specs():
@@ -109,14 +115,15 @@ def test_bad_playout_specs():
         g = _mid_hand("yorkshire", 5, 9)
         make_agent("search:playout=bot:seven_up").act(g, g.current)
     with pytest.raises(ValueError, match="playout must be"):
-        SearchAgent(playout="")
+        make_agent("search:playout=")
 
 
 def test_time_cap_stops_network_playouts_between_batches():
-    """With ``time`` the worlds go in batches of 16 and the cap stops the move after one batch
+    """With ``time`` the worlds go in batches of 16 and the cap stops the move between batches
     (10,000 worlds uncapped would take minutes)."""
     state = _mid_hand("yorkshire", 5, 9)
-    agent = SearchAgent(worlds=10_000, time=0.05, playout="bot:yorkshire", seed=0)
-    t = time.perf_counter()
+    drawn = []
+    agent = SearchAgent(worlds=10_000, time=0.05, playout=search_playout("bot:yorkshire"), seed=0,
+                        sampler=lambda st, seat, rng: drawn.append(1) or resample(st, seat, rng))
     assert state.is_legal(agent.act(state, state.current))
-    assert time.perf_counter() - t < 5
+    assert 16 <= len(drawn) < 10_000 and len(drawn) % 16 == 0

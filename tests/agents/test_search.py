@@ -1,16 +1,20 @@
-"""The determinized search agent and its perfect-information solver."""
+"""The determinized search agent, its injected parts (world sampler, playout) and its solver."""
 
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
+from allfours.agents.base import Agent
+from allfours.agents.experimental import likelihood
+from allfours.agents.heuristic import HeuristicAgent
 from allfours.agents.random_agent import RandomAgent
-from allfours.agents.search import SearchAgent, _final_value, solve
+from allfours.agents.search import SearchAgent, _hand_start
+from allfours.agents.solver import _final_value, playout_values, solve
 from allfours_env import GameState, make_rules, parse_card
 from allfours_env.cards import STAND, THROW_IN
+from allfours_env.sampling import resample
 
 CASES = [("yorkshire", {}, 3), ("yorkshire", {"must_follow_suit": True}, 3), ("traditional", {}, 3),
          ("traditional", {"players": 2}, 4), ("traditional", {"players": 3}, 3), ("seven_up", {}, 4)]
@@ -119,11 +123,11 @@ def test_agent_plays_legal_hands(preset, options):
 
 
 def test_time_budget_caps_a_move():
+    """The cap stops the move after some of its 10,000 worlds (all of them would take minutes)."""
     st = GameState.new("yorkshire", seed=0)
-    agent = SearchAgent(worlds=10_000, time=0.05, seed=0)
-    t = time.perf_counter()
-    agent(st, st.current)
-    assert time.perf_counter() - t < 1.5
+    drawn = _Drawn()
+    SearchAgent(worlds=10_000, time=0.05, sampler=drawn, seed=0)(st, st.current)
+    assert 1 <= len(drawn.worlds) < 10_000
 
 
 def test_takes_the_ten_on_the_last_trick():
@@ -148,10 +152,8 @@ def test_bad_budgets():
 
 
 def test_hand_start_replays_to_the_world():
-    """Inference replays the hand in each world from its deal: it must reproduce the world exactly."""
-    from allfours.agents.heuristic import HeuristicAgent
-    from allfours.agents.search import _hand_start, _likelihood
-    from allfours_env.sampling import resample
+    """Inference (agents/experimental.py) replays the hand in each world from its deal: it must
+    reproduce the world exactly."""
     h = HeuristicAgent(seed=0)
     rng = random.Random(0)
     checked = 0
@@ -170,106 +172,135 @@ def test_hand_start_replays_to_the_world():
                 start.apply(a)
             assert (start.hands, start.played_by, start.trick, start.scores, start.turnups) == (
                 w.hands, w.played_by, w.trick, w.scores, w.turnups)
-            assert 0 < _likelihood(w, st, st.current, h, 0.3) <= 1
+            assert 0 < likelihood(w, st, st.current, h, 0.3) <= 1
             checked += 1
     assert checked > 20
 
 
-def test_inference_mode_is_deterministic():
-    st = GameState.new("traditional", seed=6)
-    r = RandomAgent(seed=0)
-    while st.phase != 2 or len(st.trick) < 2:
-        st.apply(r(st, st.current))
-    a = SearchAgent(worlds=3, infer=3, seed=1).action_values(st, st.current)
-    assert a == SearchAgent(worlds=3, infer=3, seed=1).action_values(st, st.current)
 
 
-def test_yorkshire_worlds_agree_with_the_pitch():
-    """Worlds drawn after another seat's Yorkshire pitch give that seat a hand from which the heuristic
-    pitches the same card (its best trump suit, the ace when held); without `pitch` many do not."""
-    from allfours.agents.heuristic import HeuristicAgent
-    from allfours.agents.search import _pitched
-    from allfours_env.cards import mask_to_list
-
-    h = HeuristicAgent(seed=0)
-    st = GameState.new("yorkshire", seed=100)
-    st.apply(h.act(st, st.current))  # the pitch
-    seat = st.current
-    pitcher, card = _pitched(st, seat)
-    assert (pitcher, card) == st.history[0] and pitcher != seat
-    assert _pitched(st, pitcher) is None  # the pitcher knows its own hand
-    agree = {}
-    for k in (0, 30):
-        agent, rng = SearchAgent(pitch=k, seed=0), random.Random(0)
-        worlds = [agent._draw(st, seat, rng) for _ in range(40)]
-        agree[k] = sum(h._pitch(w.dealt[pitcher], mask_to_list(w.dealt[pitcher])) == card for w in worlds)
-        assert all(w.dealt[pitcher] >> card & 1 and w.hands[seat] == st.hands[seat] for w in worlds)
-    assert agree[30] == 40 and agree[0] < 30
-    t = GameState.new("traditional", seed=0)
-    assert _pitched(t, t.current) is None  # a turned-up trump has no pitch
+def _mid_hand(preset: str, seed: int, moves: int) -> GameState:
+    st, h = GameState.new(preset, seed=seed), HeuristicAgent()
+    for _ in range(moves):
+        st.apply(h.act(st, st.current))
+    return st
 
 
-def test_prefer_keeps_the_heuristic_move_unless_beaten_by_the_margin():
-    """`prefer` is the heuristic move's head start: a margin of a whole match win (more than any
-    value differs by) makes search play the heuristic's move everywhere; without it, search leaves
-    that move somewhere, and a smaller margin changes only the near-ties."""
-    from allfours.agents.heuristic import HeuristicAgent
-    h, r = HeuristicAgent(), RandomAgent(seed=3)
-    st = GameState.new("seven_up", seed=4)
-    plain, kept, left, checked = SearchAgent(worlds=8, seed=1), 0, 0, 0
-    while not st.done and st.hand_no < 3:
-        seat, legal = st.current, st.legal_actions()
-        if len(legal) > 1:
-            heur = h.act(st, seat)
-            assert SearchAgent(worlds=8, prefer=1.0, seed=1).act(st, seat) == heur
-            before = plain.rng.getstate()
-            vals = plain.action_values(st, seat, legal)
-            best = max(vals, key=lambda a: (vals[a], -a))
-            gap = (vals[best] - vals[heur]) / 2000  # match equity: 2 P(win) - 1, times 1000
-            small = SearchAgent(worlds=8, prefer=0.01, seed=1)
-            small.rng.setstate(before)  # the same worlds as `plain` drew
-            assert small.act(st, seat) == (heur if gap <= 0.01 else best)
-            kept += best != heur and gap <= 0.01
-            left += best != heur and gap > 0.01
+class _Drawn:
+    """A world sampler that draws as ``resample`` does and keeps a copy of every world it gave."""
+
+    def __init__(self):
+        self.worlds = []
+
+    def __call__(self, state, seat, rng):
+        w = resample(state, seat, rng)
+        self.worlds.append(w.clone())
+        return w
+
+
+class _Lowest(Agent):
+    """Plays the lowest-numbered legal action, counting its moves."""
+
+    def __init__(self):
+        super().__init__()
+        self.moves = 0
+
+    def act(self, state, seat):
+        self.moves += 1
+        return min(state.legal_actions())
+
+
+class _LowestBatch:
+    """A batch playout: ``_Lowest`` on every game, one after another; records each call's size."""
+
+    def __init__(self):
+        self.calls, self.seeds = [], []
+
+    def seed(self, seed):
+        self.seeds.append(seed)
+
+    def __call__(self, games, seat):
+        self.calls.append((len(games), seat))
+        low = _Lowest()
+        for g in games:
+            hand = g.hand_no
+            while not g.done and g.hand_no == hand:
+                g.apply(low.act(g, g.current))
+
+
+def test_a_given_sampler_draws_the_worlds_that_are_valued():
+    """Each action's value is the mean of its playout values over exactly the worlds the sampler gave."""
+    st = _mid_hand("yorkshire", 3, 6)
+    seat, legal = st.current, st.legal_actions()
+    drawn = _Drawn()
+    agent = SearchAgent(worlds=5, sampler=drawn, seed=2)
+    values = agent.action_values(st, seat)
+    assert len(drawn.worlds) == 5
+    eq, h = agent.equity_for(st), HeuristicAgent()
+    per_world = [playout_values(w, seat, legal, h, eq) for w in drawn.worlds]
+    assert values == pytest.approx({a: sum(v[a] for v in per_world) / 5 for a in legal})
+    # the real deal as the only world gives the real deal's values, which sampled worlds do not
+    truth = SearchAgent(worlds=3, sampler=lambda state, s, rng: state.clone(), seed=2).action_values(st, seat)
+    assert truth == pytest.approx(playout_values(st.clone(), seat, legal, h, eq))
+    assert truth != pytest.approx(values)
+
+
+def test_a_given_playout_agent_plays_every_seat_of_the_playouts():
+    st = _mid_hand("seven_up", 5, 4)
+    seat, legal = st.current, st.legal_actions()
+    same = lambda state, s, rng: state.clone()  # noqa: E731 (one fixed world, so the playouts are known)
+    low = _Lowest()
+    values = SearchAgent(worlds=2, playout=low, sampler=same, seed=0).action_values(st, seat)
+    eq = SearchAgent().equity_for(st)
+    assert low.moves > 0
+    assert values == pytest.approx(playout_values(st.clone(), seat, legal, _Lowest(), eq))
+    assert values != pytest.approx(SearchAgent(worlds=2, sampler=same, seed=0).action_values(st, seat))
+
+
+def test_a_batch_playout_gets_every_world_and_action_at_once():
+    """A callable playout is given each (world, action) game, all worlds in one call (16 worlds a
+    call under a time cap), and the values are those of the games it played out."""
+    st = _mid_hand("seven_up", 5, 4)
+    seat, legal = st.current, st.legal_actions()
+    same = lambda state, s, rng: state.clone()  # noqa: E731
+    batch = _LowestBatch()
+    values = SearchAgent(worlds=3, playout=batch, sampler=same, seed=0).action_values(st, seat)
+    assert batch.calls == [(3 * len(legal), seat)]
+    assert values == pytest.approx(playout_values(st.clone(), seat, legal, _Lowest(), SearchAgent().equity_for(st)))
+    capped = _LowestBatch()
+    SearchAgent(worlds=40, time=1000, playout=capped, sampler=same).action_values(st, seat)
+    assert [n for n, _ in capped.calls] == [16 * len(legal), 16 * len(legal), 8 * len(legal)]
+
+
+def test_parts_with_a_seed_method_are_reseeded_with_the_agent():
+    batch = _LowestBatch()
+    agent = SearchAgent(playout=batch)
+    agent.seed(7)
+    agent.seed(None)
+    assert batch.seeds == [7, None]
+
+
+@pytest.mark.parametrize("preset,options", [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 3}),
+                                            ("seven_up", {})])
+def test_the_default_parts_are_the_heuristic_and_resample(preset, options):
+    """The default search is the search given the heuristic playout and ``resample`` explicitly:
+    the same values and moves, position for position."""
+    assert SearchAgent().sampler is resample and SearchAgent().playout.__class__ is HeuristicAgent
+    st, r, checked = GameState.new(preset, seed=8, **options), RandomAgent(seed=1), 0
+    while not st.done and checked < 6:
+        seat = st.current
+        if len(st.legal_actions()) > 1:
+            a = SearchAgent(worlds=6, seed=checked)
+            b = SearchAgent(worlds=6, seed=checked, playout=HeuristicAgent(), sampler=resample)
+            assert a.action_values(st, seat) == b.action_values(st, seat)
+            assert a.act(st, seat) == b.act(st, seat)
             checked += 1
         st.apply(r(st, seat))
-    assert checked > 10 and kept > 0 and left > 0  # both sides of the margin were tried
-    with pytest.raises(ValueError, match="prefer"):
-        SearchAgent(prefer=-0.1)
+    assert checked == 6
 
 
-def test_opponent_model_playouts_play_the_other_side_at_random(benchmark_module):
-    """The `model` reference player of benchmarks/random_ceiling.py plays its own side's seats with
-    the heuristic in its playouts and the other side's uniformly at random."""
-    from allfours.agents.heuristic import HeuristicAgent
-    mod = benchmark_module("random_ceiling")
-    agent, h = mod.OpponentModel(seed=0), HeuristicAgent()
-    against_heuristic = mod.OpponentModel("heuristic")  # then it is plain search
-    assert against_heuristic._playout_policy(GameState.new("seven_up", seed=0), 0) is against_heuristic.heuristic
-    st, r = GameState.new("seven_up", seed=6), RandomAgent(seed=2)
-    seen = 0
-    while not st.done and st.hand_no < 2:
-        seat, legal = st.current, st.legal_actions()
-        if len(legal) > 2:
-            policy = agent._playout_policy(st, 1 - seat)  # searching for the other seat
-            picks = {policy.act(st, seat) for _ in range(40)}
-            assert picks <= set(legal) and len(picks) > 1  # the opponent seat plays at random
-            own = agent._playout_policy(st, seat)
-            assert {own.act(st, seat) for _ in range(5)} == {h.act(st, seat)}
-            seen += 1
-        st.apply(r(st, seat))
-    assert seen > 3
-
-
-def test_nested_search_of_the_gain_benchmark(benchmark_module):
-    """`nested:OxI` in benchmarks/search_gain.py plays its own side with the inner search in its
-    playouts and the opponents with the heuristic; a malformed spec is a clear error."""
-    mod = benchmark_module("search_gain")
-    agent = mod.make("nested:3x2", seed=0)
-    assert (agent.worlds, agent.inner.worlds) == (3, 2)
-    st = GameState.new("yorkshire", seed=1)
-    policy = agent._playout_policy(st, 1)
-    assert policy.mine is agent.inner and policy.theirs is agent.heuristic and policy.side_ == 1
-    for bad in ("nested:3", "nested:0x2", "nested:ax2"):
-        with pytest.raises(ValueError, match="nested:OxI"):
-            mod.make(bad)
+def test_bad_parts():
+    with pytest.raises(ValueError, match="sampler must be a callable"):
+        SearchAgent(sampler=3)
+    with pytest.raises(ValueError, match="playout must be an Agent or a callable"):
+        SearchAgent(playout="heuristic")

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from allfours.agents.experimental import PartnerSight
 from allfours.agents.random_agent import RandomAgent
 from allfours_env import GameState
 from allfours_env.cards import ALL_CARDS, SUIT_MASK, mask_of, parse_card
@@ -160,15 +161,14 @@ def test_assignment_helpers_respect_forbidden_suits():
                 assert all(not forbid[h] >> (c // 13) & 1 for c in part)
 
 
-def test_partner_sight_worlds_keep_the_partner_hand(benchmark_module):
-    """The `partner` reference player of benchmarks/random_ceiling.py deals only the opponents'
-    hands afresh: every world keeps both hands of its side and is otherwise a consistent world."""
-    mod = benchmark_module("random_ceiling")
-    agent, rng = mod.PartnerSight(seed=0), random.Random(11)
+def test_partner_sight_worlds_keep_the_partner_hand():
+    """The world sampler of the `partner` reference player (agents/experimental.py) deals only the
+    opponents' hands afresh: every world keeps both hands of its side and is otherwise a consistent world."""
+    sampler, rng = PartnerSight(), random.Random(11)
     count, moved = 0, 0
     for st in _positions("yorkshire", {}):
         for seat in range(st.n):
-            w = agent._draw(st, seat, rng)
+            w = sampler(st, seat, rng)
             _check_world(st, w, seat)
             for s in (seat, (seat + 2) % 4):
                 assert w.hands[s] == st.hands[s] and w.dealt[s] == st.dealt[s]
