@@ -22,9 +22,11 @@ from pathlib import Path
 from fastapi import FastAPI, Header, HTTPException, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from swagger_ui_bundle import swagger_ui_path
 
 from allfours_env import ENCODING_VERSION, __version__
 
@@ -138,7 +140,7 @@ def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
     ``matches`` (or a new ``MatchStore`` with ``limits``) holds the hosted matches."""
     pool = pool or BotPool(bots)
     matches = matches if matches is not None else MatchStore(pool, limits)
-    app = FastAPI(title="All Fours bots", version=__version__,
+    app = FastAPI(title="All Fours bots", version=__version__, docs_url=None, redoc_url=None,
                   description="Ask an All Fours bot for its move. The request is one seat's view of a hand in "
                               "progress; it is checked against the rules by replaying it on the engine. "
                               "See docs/protocol.md for complete examples of every preset.")
@@ -215,6 +217,17 @@ def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
         return FileResponse(STATIC / "play.html", headers=PAGE_HEADERS)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    # The interactive docs from Swagger UI files installed with the package (swagger-ui-bundle):
+    # FastAPI's default page loads them from an outside CDN, blank on a machine without internet.
+    @app.get("/docs", include_in_schema=False)
+    def docs_page():
+        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} - docs",
+                                   swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs-assets/swagger-ui.css",
+                                   swagger_favicon_url="/docs-assets/favicon-32x32.png")
+
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
 
     if max_body_bytes:
         app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
