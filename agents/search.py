@@ -180,18 +180,13 @@ def best_action(values: dict[int, float]) -> int:
 
 def _hand_start(world: GameState) -> GameState:
     """The world as it was dealt, before any action of this hand."""
-    from allfours_env.cards import card_code
-    n = world.n
+    from allfours_env.cards import card_code, codes
+    from allfours_env.deal import TURN_UP, stock_layout
     initial = world.dealt[:]
-    if world.runs:
-        p = 1
-        for _ in range(world.runs):
-            for i in range(n):
-                s = (world.eldest + i) % n
-                for c in world.stock[p + 3 * i:p + 3 * i + 3]:
-                    initial[s] &= ~(1 << c)
-            p += 3 * n + 1
-    from allfours_env.cards import codes
+    if world.runs:  # take back what running the pack dealt
+        for c, who in zip(world.stock, stock_layout(world.n, world.eldest, world.runs)):
+            if who != TURN_UP:
+                initial[who] &= ~(1 << c)
     deal = {"dealer": world.dealer, "hands": [codes(m) for m in initial]}
     if world.stock:
         deal["stock"] = [card_code(c) for c in world.stock]

@@ -5,15 +5,19 @@ over the rest of the hand on a lean copy of the engine's representation (bitmask
 current trick, captured game totals), tested action for action against plain minimax over
 ``GameState``, with a transposition table at trick boundaries, MTD(f) null-window search, move
 ordering and merging of equivalent cards. Positions too big to solve are cut after the current
-trick with a greedy playout. A world is valued for the searching side by match equity
-(``agents/equity.py``) or, without one, by the hand's points plus ``WIN_BONUS`` for the match.
+trick with a greedy playout. The rules it applies (legal plays, who wins a trick, scoring) are the
+engine's own functions (``allfours_env.tricks``, ``allfours_env.scoring``); only the search is
+its own. A world is valued for the searching side by match equity (``agents/equity.py``) or,
+without one, by the hand's points plus ``WIN_BONUS`` for the match.
 """
 
 from __future__ import annotations
 
 from allfours_env import GameState
-from allfours_env.cards import CARD_GAME_VALUE, JACK, NUM_CARDS, SUIT_MASK, mask_to_list
+from allfours_env.cards import CARD_GAME_VALUE, JACK, SUIT_MASK, mask_to_list
 from allfours_env.engine import PLAY
+from allfours_env.scoring import game_points, hand_awards, tally, trump_holders
+from allfours_env.tricks import LEAD_KEYS, TRICK_KEYS, legal_cards, top_key, trick_winner
 
 from .base import Agent
 from .equity import MatchEquity
@@ -24,12 +28,7 @@ INF = 10 ** 6
 # count); before that, heuristic playouts. 0: only the last trick.
 EXACT_CARDS = {2: 0, 3: 0, 4: 0}
 
-# Per-card rank-key for trick winning: trumps beat everything, then the led suit.
-_RANK = tuple(c % 13 for c in range(NUM_CARDS))
-_SUIT = tuple(c // 13 for c in range(NUM_CARDS))
-_VAL = CARD_GAME_VALUE
-
-
+_VAL = CARD_GAME_VALUE  # the move-ordering and greedy-playout heuristics weigh cards by game value
 
 
 def _cheapest(m: int) -> int:
@@ -81,17 +80,6 @@ def _richest(m: int, tm: int, jcard: int) -> int:
         if k > bk:
             best, bk = c, k
     return best
-
-
-def _beats_any(cards: int, key: int, trump: int, led: int) -> bool:
-    """Does ``cards`` hold a card that beats a trick won with ``key``?"""
-    t = cards & SUIT_MASK[trump]
-    if key >= 100:
-        return bool(t) and (t.bit_length() - 1) % 13 > key - 100
-    if t:
-        return True
-    f = cards & SUIT_MASK[led]
-    return bool(f) and (f.bit_length() - 1) % 13 > key
 
 
 class _Stats:
@@ -195,29 +183,17 @@ class _Solver:
         self.sd = [w.side(s) for s in range(n)]
         self.trump = trump = w.trump
         self.follow_only = rules.must_follow_suit
-        tmask = SUIT_MASK[trump]
-        # Constants of the scoring: High and Low sides, the jack's dealt side.
-        hi_card, lo_card, high, low = -1, 99, None, None
-        for s in range(n):
-            t = w.dealt[s] & tmask
-            if t:
-                top = t.bit_length() - 1
-                bot = (t & -t).bit_length() - 1
-                if top > hi_card:
-                    hi_card, high = top, self.sd[s]
-                if bot < lo_card:
-                    lo_card, low = bot, self.sd[s]
-        self.high, self.low = high, low
+        # Constants of the scoring: the sides dealt High, Low and the jack.
+        self.high, self.low, self.jholder = (None if s is None else self.sd[s] for s in trump_holders(w.dealt, trump))
         self.jcard = jcard = trump * 13 + JACK
         self.jbit = jbit = 1 << jcard
-        self.jholder = next((self.sd[s] for s in range(n) if w.dealt[s] & jbit), None)
         self.hang = rules.jack_rule == "hang"
         self.tie_elder = self.sd[w.eldest] if rules.game_tie_to_elder else None
         self.scores = w.scores
         self.pts0 = w.hand_points[:]  # turn-up kicks and take-one, already scored
         self.target = rules.target
-        self.acc0 = [sum(_VAL[c] for c in mask_to_list(m)) for m in w.captured]
-        self.jcap0 = next((sd for sd in range(self.k) if w.captured[sd] & jbit), -1)
+        self.acc0 = [game_points(m) for m in w.captured]
+        self.jcap0 = next((sd for sd in range(self.k) if w.captured[sd] & jbit), None)
         self.out = w.out
         self.orders = []
         for leader in range(n):
@@ -227,29 +203,13 @@ class _Solver:
         self.key_extra = (trump, w.out)
 
     # ---------------------------------------------------------------- leaf
-    def leaf(self, acc: list[int], jcap: int) -> int:
+    def leaf(self, acc: list[int], jcap: int | None) -> int:
+        """Value of the finished hand: ``acc`` game points captured per side, ``jcap`` the jack's capturer."""
         k = self.k
         pts = self.pts0[:]
         scores = self.scores[:]
-        target = self.target
-        winner = None
-        awards = [(self.high, 1), (self.low, 1)]
-        if self.jholder is not None:
-            jp = 3 if (self.hang and jcap != self.jholder) else 1
-            awards.append((jcap, jp))
-        best = max(acc)
-        if acc.count(best) == 1:
-            awards.append((acc.index(best), 1))
-        elif self.tie_elder is not None:
-            awards.append((self.tie_elder, 1))
-        for side, p in awards:
-            if side is None:
-                continue
-            pts[side] += p
-            scores[side] += p
-            if scores[side] >= target:
-                winner = side
-                break
+        awards = hand_awards(self.high, self.low, self.jholder, jcap, acc, self.hang, self.tie_elder)
+        winner = tally(awards, scores, pts, self.target)
         my = self.my
         eq = self.equity
         if eq is not None:
@@ -262,7 +222,7 @@ class _Solver:
         return v
 
     # ---------------------------------------------------------------- horizon
-    def rollout(self, hands: list[int], leader: int, acc: list[int], jcap: int) -> int:
+    def rollout(self, hands: list[int], leader: int, acc: list[int], jcap: int | None) -> int:
         """Play the rest of the world out with a fast greedy perfect-information policy."""
         trump = self.trump
         tm = SUIT_MASK[trump]
@@ -284,7 +244,8 @@ class _Solver:
                 c = _cheapest(h & ~tm) if h & ~tm else _cheapest(h)
             hands[leader] = h & ~(1 << c)
             led = c // 13
-            best_key = 100 + c % 13 if led == trump else c % 13
+            keys = TRICK_KEYS[trump][led]
+            best_key = keys[c]
             best_seat = leader
             tmask = 1 << c
             stake = _VAL[c] + (15 if c == self.jcard else 0)
@@ -292,18 +253,15 @@ class _Solver:
             for i in range(1, n_order):
                 p = order[i]
                 h = hands[p]
-                if led == trump:
-                    legal = h & tm or h
-                else:
-                    f = h & SUIT_MASK[led]
-                    legal = (f if self.follow_only else f | (h & tm)) if f else h
+                legal = legal_cards(h, trump, led, self.follow_only)
                 side = sd[p]
-                # Can a later opponent beat key k?  (perfect information, ignoring legality)
+                # The best a later opponent could play (perfect information, ignoring legality).
                 later_opp = 0
                 for j in range(i + 1, n_order):
                     if sd[order[j]] != side:
                         later_opp |= hands[order[j]]
-                if sd[best_seat] == side and not _beats_any(later_opp, best_key, trump, led):
+                opp_top = top_key(later_opp, trump, led)
+                if sd[best_seat] == side and opp_top <= best_key:
                     # Partner holds the trick: give it counters (not high trumps).
                     c = _richest(legal, tm, self.jcard)
                 else:
@@ -314,10 +272,9 @@ class _Solver:
                         low = m & -m
                         x = low.bit_length() - 1
                         m ^= low
-                        su = x // 13
-                        k = 100 + x % 13 if su == trump else (x % 13 if su == led else -1)
-                        if k > best_key and not _beats_any(later_opp, k, trump, led):
-                            cost = (x % 13 + 2 if su == trump else 0) - _VAL[x]
+                        k = keys[x]
+                        if k > best_key and opp_top <= k:
+                            cost = (x % 13 + 2 if x // 13 == trump else 0) - _VAL[x]
                             if cost < best_cost:
                                 best_cost, c = cost, x
                     if c >= 0 and stake + _VAL[c] <= 0 and best_cost > 0:
@@ -325,18 +282,13 @@ class _Solver:
                     if c < 0:
                         c = _cheapest_keep(legal, tm, self.jcard)
                 hands[p] = h & ~(1 << c)
-                su = c // 13
-                k = 100 + c % 13 if su == trump else (c % 13 if su == led else -1)
+                k = keys[c]
                 if k > best_key:
                     best_key, best_seat = k, p
                 tmask |= 1 << c
                 stake += _VAL[c] + (15 if c == self.jcard else 0)
             side = sd[best_seat]
-            m = tmask
-            while m:
-                low = m & -m
-                acc[side] += _VAL[low.bit_length() - 1]
-                m ^= low
+            acc[side] += game_points(tmask)
             if tmask & jbit:
                 jcap = side
             leader = best_seat
@@ -363,13 +315,10 @@ class _Solver:
         if w.trick:
             order = self.orders[w.trick[0][0]]
             led = w.led
-            trump = self.trump
-            best_key, best_seat, tmask = -1, -1, 0
-            for s, c in w.trick:
-                su = c // 13
-                key = 100 + c % 13 if su == trump else (c % 13 if su == led else -1)
-                if key > best_key:
-                    best_key, best_seat = key, s
+            best_seat = trick_winner(w.trick, self.trump, led)
+            best_key = TRICK_KEYS[self.trump][led][next(c for s, c in w.trick if s == best_seat)]
+            tmask = 0
+            for _, c in w.trick:
                 tmask |= 1 << c
             # Seats that already played this trick sit before pos in order; thrown-in seats are out.
             played = {s for s, _ in w.trick}
@@ -420,12 +369,7 @@ class _Solver:
         if pos == len(order):
             # Trick complete.
             side = self.sd[best_seat]
-            gained = 0
-            m = tmask
-            while m:
-                low = m & -m
-                gained += _VAL[low.bit_length() - 1]
-                m ^= low
+            gained = game_points(tmask)
             if tmask & self.jbit:
                 jcap = side
             if gained:
@@ -435,17 +379,8 @@ class _Solver:
         p = order[pos]
         hand = hands[p]
         trump = self.trump
-        tm = SUIT_MASK[trump]
-        if pos == 0:
-            legal = hand
-        elif led == trump:
-            legal = hand & tm or hand
-        else:
-            follow = hand & SUIT_MASK[led]
-            if follow:
-                legal = follow if self.follow_only else follow | (hand & tm)
-            else:
-                legal = hand
+        legal = legal_cards(hand, trump, led, self.follow_only)  # no throw-ins below the root
+        keys = LEAD_KEYS[trump] if pos == 0 else TRICK_KEYS[trump][led]
         # Live cards (for merging equivalent worthless cards).
         live = tmask
         for h in hands:
@@ -466,8 +401,7 @@ class _Solver:
             scored = []
             partner = pos > 0 and self.sd[best_seat] == self.sd[p]
             for c in cands:
-                su = c // 13
-                key = 100 + c % 13 if su == trump else (c % 13 if (su == led or pos == 0) else -1)
+                key = keys[c]
                 if pos == 0:
                     o = -key
                 elif key > best_key:
@@ -480,11 +414,10 @@ class _Solver:
         hands_p = hand
         v = -INF if maxing else INF
         for c in cands:
-            su = c // 13
-            key = 100 + c % 13 if su == trump else (c % 13 if (su == led or pos == 0) else -1)
+            key = keys[c]
             hands[p] = hands_p & ~(1 << c)
             if key > best_key:
-                r = self.play(hands, order, pos + 1, su if pos == 0 else led, key, p, tmask | 1 << c, acc, jcap,
+                r = self.play(hands, order, pos + 1, c // 13 if pos == 0 else led, key, p, tmask | 1 << c, acc, jcap,
                               alpha, beta)
             else:
                 r = self.play(hands, order, pos + 1, led, best_key, best_seat, tmask | 1 << c, acc, jcap,

@@ -17,23 +17,24 @@ from __future__ import annotations
 import random
 
 from .cards import (
-    ABOVE_NINE,
-    ALL_CARDS,
     BEG,
-    CARD_GAME_VALUE,
     GIVE_ONE,
     JACK,
     NUM_CARDS,
     RUN_PACK,
     STAND,
-    SUIT_MASK,
     SUITS,
     THROW_IN,
+    action_name,
+    card_code,
     mask_of,
     mask_to_list,
     parse_card,
 )
-from .rules import Rules, make_rules
+from .deal import TURN_UP, stock_layout, unseen_cards
+from .rules import Rules, make_rules, side_of
+from .scoring import game_points, hand_awards, tally, trump_holders
+from .tricks import legal_cards, trick_winner
 
 # Phases
 STAND_OR_BEG, GIVE_OR_RUN, PLAY, OVER = 0, 1, 2, 3
@@ -41,7 +42,6 @@ PHASE_NAMES = ("stand_or_beg", "give_or_run", "play", "over")
 
 _STAND_BEG = 1 << STAND | 1 << BEG
 _GIVE_RUN = 1 << GIVE_ONE | 1 << RUN_PACK
-_THROW = 1 << THROW_IN
 
 
 class IllegalActionError(ValueError):
@@ -131,7 +131,7 @@ class GameState:
 
     # ------------------------------------------------------------------ queries
     def side(self, seat: int) -> int:
-        return seat % 2 if self.n == 4 else seat
+        return side_of(seat, self.n)
 
     @property
     def hand_no(self) -> int:
@@ -148,7 +148,7 @@ class GameState:
 
     @property
     def sides(self) -> int:
-        return 2 if self.n == 4 else self.n
+        return self.rules.sides
 
     @property
     def current_player(self) -> int:
@@ -174,21 +174,9 @@ class GameState:
     def _compute_legal(self) -> int:
         ph = self.phase
         if ph == PLAY:
-            hand = self.hands[self.current]
-            if not self.trick:
-                return hand
-            trump_cards = hand & SUIT_MASK[self.trump]
-            if self.led == self.trump:
-                m = trump_cards or hand
-            else:
-                follow = hand & SUIT_MASK[self.led]
-                if follow:
-                    m = follow if self.rules.must_follow_suit else follow | trump_cards
-                else:
-                    m = hand
-            if self.rules.throw_in and not trump_cards and not hand & ABOVE_NINE:
-                m |= _THROW
-            return m
+            rules = self.rules
+            return legal_cards(self.hands[self.current], self.trump, self.led if self.trick else -1,
+                               rules.must_follow_suit, rules.throw_in)
         if ph == STAND_OR_BEG:
             return _STAND_BEG
         if ph == GIVE_OR_RUN:
@@ -209,7 +197,6 @@ class GameState:
         if self.done:
             raise IllegalActionError("the game is over: no action is legal")
         if not (isinstance(action, int) and 0 <= action < 57 and m >> action & 1):
-            from .cards import action_name
             try:
                 name = action_name(action)
             except (ValueError, TypeError):
@@ -286,16 +273,12 @@ class GameState:
         self.current = q
 
     def _finish_trick(self) -> None:
-        trump, led = self.trump, self.led
-        best_key, winner, cards = -1, -1, 0
+        winner = trick_winner(self.trick, self.trump, self.led)
+        cards = 0
         for _seat, m in self.thrown:
             cards |= m
-        for seat, c in self.trick:
+        for _seat, c in self.trick:
             cards |= 1 << c
-            s = c // 13
-            key = 100 + c % 13 if s == trump else (c % 13 if s == led else -1)
-            if key > best_key:
-                best_key, winner = key, seat
         self.won_by[winner] |= cards
         self.captured[self.side(winner)] |= cards
         self.tricks.append((tuple(self.trick), tuple(self.thrown), winner))
@@ -398,20 +381,17 @@ class GameState:
         return bool(kick) and self._award(self.side(self.dealer), kick)
 
     def _run_pack(self) -> None:
-        n = self.n
+        run = stock_layout(self.n, self.eldest, 1)[1:]  # one run: the batches, then a turn-up
         while True:
-            if len(self.stock) - self.stock_pos < 3 * n + 1:
+            if len(self.stock) - self.stock_pos < len(run):
                 self._redeal()
                 return
             self.runs += 1
-            pos = self.stock_pos
-            for i in range(n):
-                seat = (self.eldest + i) % n
-                extra = mask_of(self.stock[pos:pos + 3])
-                pos += 3
-                self.hands[seat] |= extra
-                self.dealt[seat] |= extra
-            self.stock_pos = pos
+            for seat, c in zip(run, self.stock[self.stock_pos:]):
+                if seat != TURN_UP:
+                    self.hands[seat] |= 1 << c
+                    self.dealt[seat] |= 1 << c
+            self.stock_pos += len(run) - 1
             ends = self._turn_up()
             new_suit = self.turnup // 13 != self.first_proposed
             if new_suit:
@@ -438,15 +418,18 @@ class GameState:
     # ------------------------------------------------------------------ scoring
     def _award(self, side: int, points: int) -> bool:
         """Add points; True (and the match is over) once a side reaches the target."""
-        self.scores[side] += points
-        self.hand_points[side] += points
-        if self.scores[side] >= self.rules.target:
-            self.done = True
-            self.winner = side
-            self.phase = OVER
-            self.current = -1
-            return True
-        return False
+        return self._award_all(((side, points),))
+
+    def _award_all(self, awards) -> bool:
+        """Add (side, points) awards in order, stopping once a side reaches the target (True: match over)."""
+        winner = tally(awards, self.scores, self.hand_points, self.rules.target)
+        if winner is None:
+            return False
+        self.done = True
+        self.winner = winner
+        self.phase = OVER
+        self.current = -1
+        return True
 
     def _end_before_play(self) -> None:
         """A turn-up or take-one won the match before any card was played."""
@@ -456,45 +439,25 @@ class GameState:
             "game_totals": [0] * self.sides, "points": self.hand_points[:],
         },)
 
+    def _hand_awards(self) -> tuple[tuple, list[int]]:
+        """High, Low, Jack, Game as (side, points) in the rule order, and the game totals per side."""
+        rules, trump = self.rules, self.trump
+        side = rules.side
+        holders = [None if s is None else side(s) for s in trump_holders(self.dealt, trump)]
+        jbit = 1 << (trump * 13 + JACK)
+        capturer = next((sd for sd in range(rules.sides) if self.captured[sd] & jbit), None)
+        totals = [game_points(m) for m in self.captured]
+        tie = side(self.eldest) if rules.game_tie_to_elder else None
+        return hand_awards(holders[0], holders[1], holders[2], capturer, totals, rules.jack_rule == "hang", tie), totals
+
     def categories(self) -> dict:
         """High, Low, Jack and Game of the finished play (side or None, as in ``hand_result``)."""
-        trump = self.trump
-        tmask = SUIT_MASK[trump]
-        high = low = jack = game = None
-        jack_points = 0
-        hi_card, lo_card = -1, 99
-        for seat in range(self.n):
-            t = self.dealt[seat] & tmask
-            if t:
-                top = t.bit_length() - 1
-                bot = (t & -t).bit_length() - 1
-                if top > hi_card:
-                    hi_card, high = top, self.side(seat)
-                if bot < lo_card:
-                    lo_card, low = bot, self.side(seat)
-        jbit = 1 << (trump * 13 + JACK)
-        holder = next((s for s in range(self.n) if self.dealt[s] & jbit), None)
-        capturer = next((side for side in range(self.sides) if self.captured[side] & jbit), None)
-        if holder is not None and capturer is not None:  # (the jack is always captured once play ends)
-            if self.rules.jack_rule == "hang" and capturer != self.side(holder):
-                jack, jack_points = capturer, 3
-            else:
-                jack, jack_points = capturer, 1
-        totals = [sum(CARD_GAME_VALUE[c] for c in mask_to_list(m)) for m in self.captured]
-        best = max(totals)
-        if totals.count(best) == 1:
-            game = totals.index(best)
-        elif self.rules.game_tie_to_elder:
-            game = self.side(self.eldest)
-        return {"trump": SUITS[trump], "high": high, "low": low, "jack": jack, "jack_points": jack_points,
-                "game": game, "game_totals": totals}
+        return _result(self.trump, *self._hand_awards())
 
     def _score_hand(self) -> None:
-        result = self.categories()
-        for side, pts in ((result["high"], 1), (result["low"], 1), (result["jack"], result["jack_points"]),
-                          (result["game"], 1)):
-            if side is not None and self._award(side, pts):
-                break
+        awards, totals = self._hand_awards()
+        result = _result(self.trump, awards, totals)
+        self._award_all(awards)
         result["points"] = self.hand_points[:]
         self.hand_results += (result,)
         if self.done:
@@ -509,11 +472,8 @@ class GameState:
 
     # ------------------------------------------------------------------ helpers for agents and views
     def unseen_cards(self, seat: int) -> int:
-        """Cards ``seat`` has not seen: not in its hand, not played, not turned up."""
-        seen = self.hands[seat] | mask_of(self.turnups)
-        for m in self.played_by:
-            seen |= m
-        return ALL_CARDS & ~seen
+        """Cards ``seat`` cannot see: in other hands or undealt, and its own while it may not look."""
+        return unseen_cards(0 if self.hidden_hand(seat) else self.hands[seat], self.played_by, self.turnups)
 
     def match_rewards(self) -> list[float]:
         """Per-seat reward at the end of a match: +1 winners, -1 losers (-0.5 each with 3 players)."""
@@ -535,6 +495,12 @@ class GameState:
     def __repr__(self) -> str:
         return (f"GameState({self.rules.preset}, hand {self.hand_no}, phase {PHASE_NAMES[self.phase]}, "
                 f"to move {self.current_player}, scores {self.scores})")
+
+
+def _result(trump: int, awards, totals: list[int]) -> dict:
+    (high, _), (low, _), (jack, jack_points), (game, _) = awards
+    return {"trump": SUITS[trump], "high": high, "low": low, "jack": jack, "jack_points": jack_points,
+            "game": game, "game_totals": totals}
 
 
 # ---------------------------------------------------------------------- input validation
@@ -592,7 +558,6 @@ def _check_deal(deal, rules: Rules) -> tuple[int, list[int], list[int]]:
         stock.append(c)
     if len(stock) != need:
         missing = [c for c in range(NUM_CARDS) if c not in seen]
-        from .cards import card_code
         raise ValueError(f"deal['stock'] must hold the {need} undealt cards, got {len(stock)}; "
                          f"missing {[card_code(c) for c in missing]}")
     return dealer, masks, stock

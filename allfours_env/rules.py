@@ -11,6 +11,11 @@ from dataclasses import dataclass, field, replace
 from .cards import ACE, JACK, SIX
 
 
+def side_of(seat: int, players: int) -> int:
+    """The side a seat plays for: with four players the partnerships ``seat % 2``, else the seat itself."""
+    return seat % 2 if players == 4 else seat
+
+
 @dataclass(frozen=True)
 class Rules:
     preset: str
@@ -33,7 +38,7 @@ class Rules:
         return 2 if self.players == 4 else self.players
 
     def side(self, seat: int) -> int:
-        return seat % 2 if self.players == 4 else seat
+        return side_of(seat, self.players)
 
     def to_dict(self) -> dict:
         return {"preset": self.preset, "players": self.players, "target": self.target,

@@ -48,6 +48,7 @@ from allfours_env.cards import (
     mask_to_list,
     parse_card,
 )
+from allfours_env.deal import TURN_UP, assign_cards, stock_layout, unseen_cards
 from allfours_env.engine import PHASE_NAMES, PLAY, GameState, IllegalActionError
 from allfours_env.rules import OPTION_NAMES, Rules, make_rules
 from allfours_env.view import seat_view
@@ -422,58 +423,25 @@ def _hidden_sizes(v: _View) -> list[int]:
 
 
 def _unseen(v: _View) -> list[int]:
-    seen = v.hand | mask_of(v.turnups)
-    for m in _known_plays(v):
-        seen |= m
-    return [c for c in range(NUM_CARDS) if not seen >> c & 1]
+    return mask_to_list(unseen_cards(v.hand, _known_plays(v), v.turnups))
 
 
 # ---------------------------------------------------------------------- dealing a consistent world
 def _fill(v: _View, sizes: list[int], pool: list[int], voids: list[int], rng: random.Random) -> tuple[list[int], list]:
     """Hidden cards per seat (masks) and the rest of the stock, never a card of a suit a seat lacks."""
-    order = pool[:]
-    rng.shuffle(order)
     holders = [s for s in range(v.n) if sizes[s]]
-    slots = [s for s in holders for _ in range(sizes[s])]
-    slots += [-1] * (len(order) - len(slots))  # -1: the undealt stock takes anything
-    card_of_slot: dict[int, int] = {}
-
-    def ok(c, i):
-        h = slots[i]
-        return h < 0 or not voids[h] >> (c // 13) & 1
-
-    def augment(c, visited):
-        for i in range(len(slots)):
-            if i in visited or not ok(c, i):
-                continue
-            visited.add(i)
-            if i not in card_of_slot or augment(card_of_slot[i], visited):
-                card_of_slot[i] = c
-                return True
-        return False
-
-    # Greedy first (fast, random), then augmenting paths for the cards left over.
-    free = list(range(len(slots)))
-    rng.shuffle(free)
-    left = []
-    for c in order:
-        j = next((j for j, i in enumerate(free) if ok(c, i)), None)
-        if j is None:
-            left.append(c)
-        else:
-            card_of_slot[free.pop(j)] = c
-    for c in left:
-        if not augment(c, set()):
-            lacks = {s: "".join(SUITS[x] for x in range(4) if voids[s] >> x & 1) for s in holders if voids[s]}
-            raise ViewError(f"no deal of the {len(pool)} unseen cards gives each seat its hand size {sizes} while "
-                            f"respecting the suits the play shows them lacking {lacks}")
+    caps = [sizes[s] for s in holders]
+    caps.append(len(pool) - sum(caps))  # the undealt stock takes anything
+    try:
+        parts = assign_cards(pool, caps, [voids[s] for s in holders] + [0], rng)
+    except ValueError:
+        lacks = {s: "".join(SUITS[x] for x in range(4) if voids[s] >> x & 1) for s in holders if voids[s]}
+        raise ViewError(f"no deal of the {len(pool)} unseen cards gives each seat its hand size {sizes} while "
+                        f"respecting the suits the play shows them lacking {lacks}") from None
     hands = [0] * v.n
-    rest = []
-    for i, c in card_of_slot.items():
-        if slots[i] < 0:
-            rest.append(c)
-        else:
-            hands[slots[i]] |= 1 << c
+    for s, cards in zip(holders, parts):
+        hands[s] = mask_of(cards)
+    rest = parts[-1]
     rng.shuffle(rest)
     return hands, rest
 
@@ -490,12 +458,8 @@ def _deal(v: _View, known: list[int], fills) -> dict:
         batches.append(cards[6:])
     stock = []
     if v.turnups:
-        stock.append(v.turnups[0])
-        for r in range(v.runs):
-            for i in range(n):
-                s = (v.eldest + i) % n
-                stock += batches[s][3 * r:3 * r + 3]
-            stock.append(v.turnups[r + 1])
+        turnups, batches = iter(v.turnups), [iter(b) for b in batches]
+        stock = [next(turnups) if who == TURN_UP else next(batches[who]) for who in stock_layout(n, v.eldest, v.runs)]
     stock += rest
     return {"dealer": v.dealer, "hands": firsts, "stock": [card_code(c) for c in stock]}
 

@@ -10,7 +10,8 @@ from allfours.agents.experimental import PartnerSight
 from allfours.agents.random_agent import RandomAgent
 from allfours_env import GameState
 from allfours_env.cards import ALL_CARDS, SUIT_MASK, mask_of, parse_card
-from allfours_env.sampling import _assign, _assign_matching, hidden_cards, resample
+from allfours_env.deal import assign_cards, assign_matching
+from allfours_env.sampling import resample
 
 CASES = [("yorkshire", {}), ("yorkshire", {"must_follow_suit": True}), ("traditional", {}),
          ("traditional", {"players": 2}), ("traditional", {"players": 3}), ("seven_up", {})]
@@ -57,7 +58,7 @@ def _check_world(st: GameState, w: GameState, seat: int) -> None:
         assert set(w.stock[:st.stock_pos]) >= set(w.turnups)
         assert all(0 <= c < 52 for c in w.stock)
     # Only hidden cards moved.
-    hid = hidden_cards(st, seat)
+    hid = st.unseen_cards(seat)
     for s in range(n):
         if s != seat or own_hidden:
             assert not w.hands[s] & ~hid
@@ -153,7 +154,7 @@ def test_assignment_helpers_respect_forbidden_suits():
     cards = [parse_card(c) for c in ["2C", "3C", "2D", "3D", "2H", "3H"]]
     forbid = [0b0001, 0b0010, 0b0100]  # holder 0 lacks clubs, 1 diamonds, 2 hearts
     for _ in range(50):
-        for out in (_assign(cards, [2, 2, 2], forbid, rng), _assign_matching(cards, [2, 2, 2], [
+        for out in (assign_cards(cards, [2, 2, 2], forbid, rng), assign_matching(cards, [2, 2, 2], [
                 [h for h in range(3) if not forbid[h] >> s & 1] for s in range(4)], rng)):
             assert sorted(c for part in out for c in part) == sorted(cards)
             for h, part in enumerate(out):

@@ -1,0 +1,107 @@
+"""Where the cards are: the stock's layout when the pack is run, the cards a seat has not seen, and
+dealing unseen cards to hands that lack some suits.
+
+The engine runs the pack with ``stock_layout``; the determinizer (``sampling``), search's hand replay
+and the server's replay (``allfours.agents.serve.replay``) rebuild stocks and deal hidden cards with
+these same functions.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .cards import ALL_CARDS
+
+TURN_UP = -1  # stock_layout's entry for a turned-up card
+
+
+def stock_layout(n: int, eldest: int, runs: int) -> list[int]:
+    """Who takes each used stock position of a turn-up deal: the first turn-up, then per run of the
+    pack three cards to each seat from the eldest round to the dealer, then the next turn-up.
+    Entries are seats, ``TURN_UP`` for a turned-up card (SPEC section 2)."""
+    one_run = [(eldest + i) % n for i in range(n) for _ in range(3)] + [TURN_UP]
+    return [TURN_UP] + one_run * runs
+
+
+def unseen_cards(hand: int, played, turnups) -> int:
+    """Mask of the cards a seat has not seen: not in ``hand`` (its own cards, 0 while it may not look
+    at them), not among the masks ``played`` (every seat's cards played or thrown in), not turned up."""
+    seen = hand
+    for m in played:
+        seen |= m
+    for c in turnups:
+        seen |= 1 << c
+    return ALL_CARDS & ~seen
+
+
+def assign_cards(cards: list[int], caps: list[int], forbid: list[int], rng: random.Random) -> list[list[int]]:
+    """Split ``cards`` among holders with ``caps`` places each, never giving holder ``h`` a card of a
+    suit set in the mask ``forbid[h]`` (the suits it has shown it lacks).
+
+    Cards are placed most-constrained first, each to an eligible holder with probability proportional to
+    its free places: a uniform deal without voids, a close approximation with them. If random placement
+    keeps failing, a randomised bipartite matching finds a consistent deal; ValueError if there is none.
+    """
+    k = len(caps)
+    elig_by_suit = [[h for h in range(k) if not forbid[h] >> s & 1] for s in range(4)]
+    if not any(forbid):
+        order = cards[:]
+        rng.shuffle(order)
+        out, pos = [], 0
+        for h in range(k):
+            out.append(order[pos:pos + caps[h]])
+            pos += caps[h]
+        return out
+    for _ in range(50):
+        keyed = [(len(elig_by_suit[c // 13]), rng.random(), c) for c in cards]
+        keyed.sort()
+        free = caps[:]
+        out = [[] for _ in range(k)]
+        ok = True
+        for _, _, c in keyed:
+            elig = [h for h in elig_by_suit[c // 13] if free[h]]
+            if not elig:
+                ok = False
+                break
+            total = sum(free[h] for h in elig)
+            x = rng.random() * total
+            for h in elig:
+                x -= free[h]
+                if x < 0:
+                    break
+            free[h] -= 1
+            out[h].append(c)
+        if ok:
+            return out
+    return assign_matching(cards, caps, elig_by_suit, rng)
+
+
+def assign_matching(cards, caps, elig_by_suit, rng) -> list[list[int]]:
+    """Any consistent assignment (randomised bipartite matching of cards to holder places);
+    ``elig_by_suit[s]`` lists the holders that may take suit ``s``."""
+    slots = [h for h in range(len(caps)) for _ in range(caps[h])]
+    order = cards[:]
+    rng.shuffle(order)
+    slot_of_card: dict[int, int] = {}
+    card_of_slot: dict[int, int] = {}
+
+    def augment(c, seen):
+        cand = [i for i, h in enumerate(slots) if h in elig_by_suit[c // 13]]
+        rng.shuffle(cand)
+        for i in cand:
+            if i in seen:
+                continue
+            seen.add(i)
+            if i not in card_of_slot or augment(card_of_slot[i], seen):
+                card_of_slot[i] = c
+                slot_of_card[c] = i
+                return True
+        return False
+
+    for c in order:
+        if not augment(c, set()):
+            raise ValueError("inconsistent state: no deal of the hidden cards respects the voids shown")
+    out = [[] for _ in caps]
+    for c, i in slot_of_card.items():
+        out[slots[i]].append(c)
+    return out

@@ -1,0 +1,67 @@
+"""Scoring a hand on the engine's representation (SPEC section 5): High, Low, Jack, Game.
+
+``GameState`` scores with these and the search solver values its leaves with them, so a rule is
+written once. Sides are ints (``rules.side_of``); "no side" is None.
+"""
+
+from __future__ import annotations
+
+from .cards import GAME_VALUE, JACK, SUIT_MASK
+
+# Game points of each 13-bit suit chunk of a mask (every suit counts alike: T 10, J 1, Q 2, K 3, A 4).
+_CHUNK_POINTS = tuple(sum(GAME_VALUE[r] for r in range(13) if m >> r & 1) for m in range(1 << 13))
+
+
+def game_points(cards: int) -> int:
+    """Card points (towards Game) of the cards in the mask ``cards``."""
+    return (_CHUNK_POINTS[cards & 0x1FFF] + _CHUNK_POINTS[cards >> 13 & 0x1FFF] + _CHUNK_POINTS[cards >> 26 & 0x1FFF]
+            + _CHUNK_POINTS[cards >> 39 & 0x1FFF])
+
+
+def trump_holders(dealt, trump: int) -> tuple[int | None, int | None, int | None]:
+    """Seats originally dealt the highest trump, the lowest trump and the trump jack (None: not dealt).
+
+    ``dealt`` is each seat's dealt cards (a mask); turned-up cards are in no hand, so they never count."""
+    tmask = SUIT_MASK[trump]
+    jbit = 1 << (trump * 13 + JACK)
+    high = low = jack = None
+    hi_card, lo_card = -1, 99
+    for seat, m in enumerate(dealt):
+        t = m & tmask
+        if t:
+            top = t.bit_length() - 1
+            bot = (t & -t).bit_length() - 1
+            if top > hi_card:
+                hi_card, high = top, seat
+            if bot < lo_card:
+                lo_card, low = bot, seat
+            if t & jbit:
+                jack = seat
+    return high, low, jack
+
+
+def hand_awards(high, low, jack_dealt, jack_won, game_totals, hang: bool, tie_side) -> tuple:
+    """High, Low, Jack and Game as (side, points) in the rule order; the side is None where nobody scores.
+
+    ``high``/``low``: the sides dealt the highest and lowest trump; ``jack_dealt``/``jack_won``: the side
+    dealt the trump jack and the side that captured it; ``game_totals``: card points captured per side.
+    Jack: 1 to the capturer, or with ``hang`` 3 when the other side captures it; no point when it was
+    not dealt. Game: the larger total; a tie goes to ``tie_side`` (None: nobody).
+    """
+    jack = (None, 0) if jack_dealt is None or jack_won is None else (
+        jack_won, 3 if hang and jack_won != jack_dealt else 1)
+    best = max(game_totals)
+    game = game_totals.index(best) if game_totals.count(best) == 1 else tie_side
+    return (high, 1), (low, 1), jack, (game, 1)
+
+
+def tally(awards, scores: list[int], points: list[int], target: int) -> int | None:
+    """Add each (side, points) award in order to ``scores`` and ``points`` (lists, changed in place),
+    stopping the moment a side reaches ``target``: that side (it wins the match), else None."""
+    for side, p in awards:
+        if side is not None:
+            scores[side] += p
+            points[side] += p
+            if scores[side] >= target:
+                return side
+    return None
