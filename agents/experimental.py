@@ -30,14 +30,15 @@ from __future__ import annotations
 import random
 
 from allfours_env import GameState
-from allfours_env.cards import NUM_CARDS, mask_of, mask_to_list
+from allfours_env.cards import NUM_CARDS, card_code, codes, mask_of, mask_to_list
+from allfours_env.deal import TURN_UP, assign_cards, stock_layout
 from allfours_env.engine import PLAY
-from allfours_env.sampling import _assign, hidden_cards, resample
+from allfours_env.sampling import resample
 
 from .base import Agent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
-from .search import SearchAgent, _hand_start, best_action
+from .search import SearchAgent, best_action
 from .solver import solve
 
 # The SearchAgent parameters every search-based experiment passes through.
@@ -87,11 +88,11 @@ class PartnerSight:
         if self.play_only and state.trump < 0:
             return resample(state, seat, rng)
         partner = (seat + 2) % 4
-        pool = hidden_cards(state, seat) & ~(state.hands[seat] | state.hands[partner])
+        pool = state.unseen_cards(seat) & ~(state.hands[seat] | state.hands[partner])
         opps = [s for s in range(4) if s % 2 != seat % 2 and state.hands[s]]
         caps = [state.hands[s].bit_count() for s in opps]
         spare = pool.bit_count() - sum(caps)
-        assign = _assign(mask_to_list(pool), caps + [spare], [state.voids[s] for s in opps] + [0], rng)
+        assign = assign_cards(mask_to_list(pool), caps + [spare], [state.voids[s] for s in opps] + [0], rng)
         w = state.clone()
         w.seed = rng.getrandbits(63)
         w._legal = -1
@@ -144,7 +145,7 @@ class PitchSampler:
 def likelihood(world: GameState, state: GameState, seat: int, model: Agent, eps: float) -> float:
     """P(the other seats' actions this hand | world) under ``model`` with ``eps`` of uniform noise."""
     try:
-        start = _hand_start(world)
+        start = hand_start(world)
     except ValueError:
         return 1.0
     p = 1.0
@@ -301,3 +302,17 @@ EXPERIMENTS = {
     "oracle": (Oracle, {"exact": int, "seed": int}, "cheat: perfect-information alpha-beta of the real deal"),
 }
 SHORTHANDS = {"nested": parse_nested}
+
+
+def hand_start(world: GameState) -> GameState:
+    """The world as it was dealt, before any action of this hand."""
+    initial = world.dealt[:]
+    if world.runs:  # take back what running the pack dealt
+        for c, who in zip(world.stock, stock_layout(world.n, world.eldest, world.runs)):
+            if who != TURN_UP:
+                initial[who] &= ~(1 << c)
+    deal = {"dealer": world.dealer, "hands": [codes(m) for m in initial]}
+    if world.stock:
+        deal["stock"] = [card_code(c) for c in world.stock]
+    scores = [sc - hp for sc, hp in zip(world.scores, world.hand_points)]
+    return GameState.new(world.rules, seed=world.seed, deal=deal, scores=scores)

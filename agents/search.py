@@ -176,19 +176,3 @@ def best_action(values: dict[int, float]) -> int:
     """The action of the highest value, the lowest-numbered one among equals."""
     best = max(values.values())
     return min(a for a, v in values.items() if v == best)
-
-
-def _hand_start(world: GameState) -> GameState:
-    """The world as it was dealt, before any action of this hand."""
-    from allfours_env.cards import card_code, codes
-    from allfours_env.deal import TURN_UP, stock_layout
-    initial = world.dealt[:]
-    if world.runs:  # take back what running the pack dealt
-        for c, who in zip(world.stock, stock_layout(world.n, world.eldest, world.runs)):
-            if who != TURN_UP:
-                initial[who] &= ~(1 << c)
-    deal = {"dealer": world.dealer, "hands": [codes(m) for m in initial]}
-    if world.stock:
-        deal["stock"] = [card_code(c) for c in world.stock]
-    scores = [sc - hp for sc, hp in zip(world.scores, world.hand_points)]
-    return GameState.new(world.rules, seed=world.seed, deal=deal, scores=scores)

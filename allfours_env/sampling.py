@@ -32,9 +32,6 @@ from .engine import GameState
 
 STOCK = -1  # holder id of the undealt stock
 
-# Old names, still imported by agents/experimental.py: use GameState.unseen_cards and deal.assign_cards.
-hidden_cards, _assign = GameState.unseen_cards, assign_cards
-
 
 def resample(state: GameState, seat: int, rng: random.Random | None = None) -> GameState:
     """A clone of ``state`` with every card hidden from ``seat`` re-dealt consistently (see module doc)."""

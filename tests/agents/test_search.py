@@ -7,10 +7,10 @@ import random
 import pytest
 
 from allfours.agents.base import Agent
-from allfours.agents.experimental import likelihood
+from allfours.agents.experimental import hand_start, likelihood
 from allfours.agents.heuristic import HeuristicAgent
 from allfours.agents.random_agent import RandomAgent
-from allfours.agents.search import SearchAgent, _hand_start
+from allfours.agents.search import SearchAgent
 from allfours.agents.solver import _final_value, playout_values, solve
 from allfours_env import GameState, make_rules, parse_card
 from allfours_env.cards import STAND, THROW_IN
@@ -167,7 +167,7 @@ def test_hand_start_replays_to_the_world():
             if st.done or st.redeals:
                 continue
             w = resample(st, st.current, rng)
-            start = _hand_start(w)
+            start = hand_start(w)
             for _, a in st.history:
                 start.apply(a)
             assert (start.hands, start.played_by, start.trick, start.scores, start.turnups) == (

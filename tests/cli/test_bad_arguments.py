@@ -63,7 +63,7 @@ BAD = {
         (["--preset", "nope"], "argument --preset: unknown preset 'nope'"),
         (["--players", "9", "--preset", "traditional"], "argument --players:"),
         (["--seat", "7"], "argument --seat: must be a seat from 0 to 3, got 7"),
-        (["--seat", "x"], "argument --seat: invalid int value: 'x'"),
+        (["--seat", "x"], "argument --seat: must be a whole number, got 'x'"),
         (["--bot", "bogus"], "argument --bot: unknown agent 'bogus'"),
         (["--seed", "-1"], "argument --seed:"),
         (["--target", "0"], "argument --target:"),
