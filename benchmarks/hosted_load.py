@@ -21,43 +21,23 @@ import argparse
 import http.client
 import json
 import random
-import socket
 import subprocess
 import sys
 import threading
 import time
 
+import uvicorn
+from server_load import free_port, wait_healthy  # the sibling script (benchmarks/ is on sys.path)
+
+from allfours.agents.serve.app import create_app
+from allfours.agents.serve.hosted import Limits
+
 SEATS = {"yorkshire": 4, "traditional": 4, "seven_up": 2}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def serve(port: int, bots: list[str]) -> None:
-    import uvicorn
-
-    from allfours.agents.serve.app import create_app
-    from allfours.agents.serve.hosted import Limits
     app = create_app(bots, limits=Limits(client_rate=0, token_rate=0, max_matches=100_000))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
-
-
-def wait_healthy(port: int, proc: subprocess.Popen, timeout: float = 60) -> None:
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with status {proc.returncode}")
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            c.request("GET", "/v1/health")
-            if c.getresponse().status == 200:
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("the server did not come up")
 
 
 class Client:
