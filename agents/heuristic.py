@@ -48,6 +48,7 @@ from allfours_env.cards import (
     mask_to_list,
 )
 from allfours_env.engine import GIVE_OR_RUN, STAND_OR_BEG
+from allfours_env.tricks import card_key, top_key
 
 from .base import Agent
 
@@ -152,24 +153,11 @@ class HeuristicAgent(Agent):
                 m &= ~SUIT_MASK[s]
         return m
 
-    @staticmethod
-    def _key(card: int, trump: int, led: int) -> int:
-        su = card // 13
-        if su == trump:
-            return 100 + card % 13
-        if su == led:
-            return card % 13
-        return -1
+    _key = staticmethod(card_key)  # the engine's trick order (allfours_env.tricks)
 
     def _could_beat(self, cards: int, key: int, trump: int, led: int) -> bool:
         """Could any card of ``cards`` beat a trick currently won with ``key``?"""
-        if key >= 100:
-            t = cards & SUIT_MASK[trump]
-            return bool(t) and (t.bit_length() - 1) % 13 > key - 100
-        if cards & SUIT_MASK[trump]:
-            return True
-        f = cards & SUIT_MASK[led]
-        return bool(f) and (f.bit_length() - 1) % 13 > key
+        return top_key(cards, trump, led) > key
 
     # ------------------------------------------------------------------ leading
     def _lead(self, state: GameState, seat: int, cards: list[int]) -> int:
