@@ -184,7 +184,6 @@ def _scale_floats(raw: np.ndarray) -> np.ndarray:
     f[:, 14] = raw[:, 14] / 21
     np.minimum(f, 1.0, out=f, where=_CLIP)
     return f
-_CLIP_LIST = _CLIP.tolist()
 
 
 def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -194,9 +193,12 @@ def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np
     out[:N_BITS] = np.unpackbits(np.frombuffer(_bits(state, observer).to_bytes(_N_BYTES, "little"), dtype=np.uint8),
                                  count=N_BITS, bitorder="little")
     raw = _raw_floats(state, observer)
-    target = raw[14]
-    f = [x / target for x in raw[:8]] + [x / 24 for x in raw[8:12]] + [raw[12] / 4, raw[13] / 24, target / 21]
-    out[N_BITS:] = [min(x, 1.0) if clip else x for x, clip in zip(f, _CLIP_LIST)]
+    target, runs = raw[14], raw[12]
+    # _scale_floats for one row, in Python floats (x / t < 1.0 exactly when x < t for these integers)
+    f = [x / target if x < target else 1.0 for x in raw[:8]]
+    f += (raw[8] / 24, raw[9] / 24, raw[10] / 24, raw[11] / 24, runs / 4 if runs < 4 else 1.0, raw[13] / 24,
+          target / 21 if target < 21 else 1.0)
+    out[N_BITS:] = f
     return out
 
 
