@@ -56,7 +56,7 @@ class GameState:
         "dealer", "eldest", "phase", "current", "trump", "turnup", "turnups", "first_proposed", "stock", "stock_pos",
         "hands", "dealt", "played_by", "won_by", "captured", "out", "voids",
         "trick", "led", "pending", "thrown", "tricks", "begged", "gave_one", "runs", "redeals",
-        "hand_points", "hand_results", "history", "_legal",
+        "hand_points", "hand_results", "last_hand", "history", "_legal",
     )
 
     # ------------------------------------------------------------------ construction
@@ -79,6 +79,7 @@ class GameState:
         s.done = False
         s.winner = None
         s.hand_results = ()
+        s.last_hand = None
         if deal is not None:
             dealer, hands, stock = _check_deal(deal, rules)
             s._start_hand(dealer)
@@ -125,6 +126,7 @@ class GameState:
         c.redeals = self.redeals
         c.hand_points = self.hand_points[:]
         c.hand_results = self.hand_results
+        c.last_hand = self.last_hand  # never mutated, only replaced
         c.history = self.history[:]
         c._legal = self._legal
         return c
@@ -460,6 +462,8 @@ class GameState:
         self._award_all(awards)
         result["points"] = self.hand_points[:]
         self.hand_results += (result,)
+        # What the next deal wipes, kept for a frontend: the played hand's tricks and its deal.
+        self.last_hand = {"tricks": tuple(self.tricks), "dealt": tuple(self.dealt), "trump": self.trump}
         if self.done:
             return
         if self.rules.episode == "hand":

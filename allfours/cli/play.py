@@ -8,9 +8,7 @@ import sys
 from allfours.agents.human import HumanAgent, QuitGame
 from allfours.agents.registry import make_agent
 from allfours_env import GameState, action_name, make_rules
-from allfours_env.cards import JACK, NUM_CARDS, SUIT_MASK, SUITS, card_code, mask_to_list
-from allfours_env.engine import PLAY
-from allfours_env.tricks import trick_winner
+from allfours_env.cards import JACK, SUIT_MASK, SUITS, card_code, mask_to_list
 
 from .common import Parser, fail, nonnegative_int, positive_int, preset, seed
 
@@ -76,17 +74,17 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
             action = agents[seat](state, seat)
             human.say("You play " + action_name(action) if seat == human_seat
                       else f"player_{seat} ({agents[seat].name}): {action_name(action)}")
-            # The last card of a hand starts the next one at once: read the trick and the deal first.
-            closes = state.phase == PLAY and action < NUM_CARDS and state.pending == 1 << seat
-            trick, trump, led, dealt = state.trick + [(seat, action)], state.trump, state.led, state.dealt[:]
+            tricks, last = len(state.tricks), state.last_hand
             state.apply(action)
-            if closes:
-                winner = trick_winner(trick, trump, led if led >= 0 else action // 13)
+            played_out = state.last_hand is not last  # the hand's last trick (the next deal wiped state.tricks)
+            if played_out or len(state.tricks) > tricks:
+                winner = (state.last_hand["tricks"] if played_out else state.tricks)[-1][2]
                 human.say(f"Trick won by player_{winner}" + (" (you)" if winner == human_seat else ""))
             if state.hand_no != hands_seen:
-                for result in state.hand_results[hands_seen:]:
+                for k, result in enumerate(state.hand_results[hands_seen:]):
+                    # a played hand ends first; a second result is the next deal's match-winning turn-up
+                    dealt = state.last_hand["dealt"] if played_out and k == 0 else None
                     human.say(hand_summary(result, state.scores, side, dealt))
-                    dealt = None  # a second result in one step is a turn-up of the next deal
                 hands_seen = state.hand_no
     except QuitGame as e:
         human.say(f"\nGame abandoned ({e}).")

@@ -11,6 +11,7 @@ import copy
 import random
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -478,3 +479,24 @@ def test_env_reports_both_hands_that_end_in_one_step():
     info = e.infos["player_0"]
     assert info["hand_result"]["points"] == [2, 2] and len(info["hand_results"]) == 2
     assert total == {"player_0": 1.0, "player_1": -1.0}  # points mode: (2 + 1) - 2 for the elder
+
+
+@pytest.mark.parametrize("preset,options", [("yorkshire", {}), ("traditional", {"players": 3}), ("seven_up", {})])
+def test_last_hand_keeps_the_played_hands_tricks_and_deal(preset, options):
+    """The next deal wipes ``tricks`` and ``dealt``; ``last_hand`` keeps them for the hand just played."""
+    rng = random.Random(4)
+    s = GameState.new(preset, seed=9, **options)
+    assert s.last_hand is None
+    played_out = 0
+    while s.hand_no < 3 and not s.done:
+        before, action = s.clone(), rng.choice(s.legal_actions())
+        s.apply(action)
+        if s.last_hand is not before.last_hand:  # a hand was played out by this action
+            last = s.last_hand
+            assert last["dealt"] == tuple(before.dealt) and last["trump"] == before.trump
+            assert last["tricks"][:-1] == tuple(before.tricks)
+            plays, _thrown, winner = last["tricks"][-1]
+            mine = [(before.current, action)] if action < 52 else []
+            assert list(plays) == before.trick + mine
+            played_out += 1
+    assert played_out >= 2
