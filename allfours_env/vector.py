@@ -42,7 +42,9 @@ the next deal that wins the match); `hand_results`, a dict of arrays with a seco
 -1 for None), `jack_points`, and `game_totals` and `points` (N, 2, sides).
 `hand_results(info, i)` turns game i's into the dicts `env()` puts in `infos["hand_results"]`.
 `new_deal` (N,) is True where the game has a new deal after the step (the next hand, a redeal,
-or the next match): `deal(i)` gives it.
+or the next match): `deal(i)` gives it. `games` is the engine's own arrays (per seat: `hands`, `played`, `voids`,
+`trick`, ...; per game: `phase`, `current`, `trump`, `led`, `scores`, ...), read-only, for batched
+players such as `allfours.agents.heuristic_batch`.
 
 ### Seeds and deals
 `reset(seed)` takes an int (per-game seeds drawn from `numpy.random.SeedSequence(seed)`), a
@@ -634,6 +636,12 @@ class VectorEnv:
     @property
     def seat_to_move(self) -> np.ndarray:
         return self._g.current.copy()
+
+    @property
+    def games(self) -> _Games:
+        """The games' arrays themselves (see ``_Games``), for batched players that read a position
+        (``allfours.agents.heuristic_batch``); read them, never write them: the engine owns them."""
+        return self._g
 
     @property
     def scores(self) -> np.ndarray:
