@@ -73,14 +73,23 @@ def _tables():
 SRC_OBS, SRC_ACT, DST_ACT, SRC_PRIV = _tables()  # canonical[:, j] = original[:, SRC[key, j]]
 
 
+SUIT_ORDERS = np.array(_orders())  # (5, 4): per key suit, canonical suit i is original suit SUIT_ORDERS[key, i]
+
+
+def _key_perms(keeps) -> list[list[tuple]]:
+    """Per key suit, the suit orders passing ``keeps(p, key)``, repeated to 24 (all 24 with no key)."""
+    out = []
+    for key in range(5):
+        perms = [p for p in itertools.permutations(range(4)) if key == NO_KEY or keeps(p, key)]
+        out.append(perms * (24 // len(perms)))
+    return out
+
+
 def _per_key(keeps) -> tuple[np.ndarray, ...]:
     """(obs, act, dst, priv) tables of shape (5, 24, ...): per key suit, the relabellings whose suit
     order ``p`` passes ``keeps(p, key)`` (6 of them, each listed 4 times so every key has the same
     count, which keeps a gather over them static for ONNX) or, with no key, all 24 orders."""
-    rows = []
-    for key in range(5):
-        perms = [p for p in itertools.permutations(range(4)) if key == NO_KEY or keeps(p, key)]
-        rows.append([_relabel(list(p)) for p in perms * (24 // len(perms))])
+    rows = [[_relabel(list(p)) for p in perms] for perms in _key_perms(keeps)]
     obs, act, priv = (np.array([[r[i] for r in row] for row in rows]) for i in range(3))
     return obs, act, np.argsort(act, axis=2), priv
 
@@ -92,6 +101,14 @@ SYM_OBS, SYM_ACT, SYM_DST, _ = _per_key(lambda p, key: p[key] == key)
 # Jitter (``canonicalize(..., jitter)``), code ``key * 24 + j``: the key suit first (the canonical
 # relabelling at j = 0), the others in their j-th order.
 JIT_OBS, JIT_ACT, JIT_DST, JIT_PRIV = (t.reshape(120, -1) for t in _per_key(lambda p, key: p[0] == key))
+JIT_SUIT_ORDERS = np.array(_key_perms(lambda p, key: p[0] == key)).reshape(120, 4)  # the suit order of each code
+
+
+def game_keys(trump: np.ndarray, turnup: np.ndarray) -> np.ndarray:
+    """``key_suits`` from a game's own arrays (``allfours_env.vector``'s ``trump`` and current ``turnup``
+    card, -1 for none): the array engine relabels its observations with ``SUIT_ORDERS[key]`` as it
+    encodes them, instead of ``canonicalize`` afterwards."""
+    return np.where(trump >= 0, trump, np.where(turnup >= 0, turnup // 13, NO_KEY)).astype(np.int64)
 
 
 def key_suits(obs: np.ndarray) -> np.ndarray:

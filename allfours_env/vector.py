@@ -23,7 +23,9 @@ autoreset), so the `obs`, `mask` and `seat` that `step` returns for a game with
 `info["hand_results"]` describe the one that ended. `observations=False` skips the
 observations (`obs` is None) for speed; `obs_out=` and `mask_out=` on `reset`/`step` write
 them into the caller's arrays, else into buffers the next call overwrites. `observe(seats)`
-encodes any seat's view, for a critic or an opponent; `random_actions(rng)` draws a uniformly
+encodes any seat's view, for a critic or an opponent, and with `suit_order=` (N, 4) in a
+relabelling of the suits (a learner's canonical form, trump first, in the same pass); `legal_mask`
+gives the masks, relabelled alike; `random_actions(rng)` draws a uniformly
 random legal action in every game. A bad action array (wrong length, not integers, out of
 range, or illegal in any game: `IllegalActionError`) raises one ValueError and changes nothing.
 
@@ -53,6 +55,8 @@ by SplitMix64 counters, so a game replays whatever N is and whatever the other g
 (`shuffled_deal`, `first_dealers`). `reset(options={"deals": [...], "scores": [...]})` takes
 one entry per game (None: seeded) in `env()`'s reset format, and starts that game's first
 hand from exactly that deal and score; later hands and a redeal come from the seed.
+`options={"matches": [...]}` starts game i at match number m of its seed (0 by default): a
+collector that saved `games.matches` resumes each game's sequence of matches where it was.
 `deal(i)` gives game i's current deal in that format. A new match that its first turn-up
 wins before any decision (a target of 3 or less, or given scores near it) is skipped for the
 next match of its seed; an explicit deal that does so is a ValueError.
@@ -89,7 +93,7 @@ from .rules import Rules, make_rules
 
 U64 = np.uint64
 ONE = U64(1)
-RESET_OPTIONS = ("deals", "scores")
+RESET_OPTIONS = ("deals", "scores", "matches")
 
 # ---------------------------------------------------------------------------- dealing
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -180,6 +184,17 @@ _PHASE_BITS = np.array([1 << (_OFF["phase"] + _PHASE_BIT[ph]) if ph in _PHASE_BI
 def _shl(x) -> np.ndarray:
     """1 << x as uint64, elementwise."""
     return ONE << np.asarray(x).astype(U64)
+
+
+def relabel_cards(masks: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Card masks (N, ...) uint64 with the suits relabelled: suit i of the result is suit ``order[:, i]``
+    of the input (``order`` (N, 4), a permutation per game); bits above the 52 cards stay."""
+    m = np.asarray(masks, U64)
+    sh = (order.astype(U64) * U64(13)).reshape(order.shape[:1] + (1,) * (m.ndim - 1) + (4,))
+    out = m & ~U64(ALL_CARDS)
+    for i in range(4):
+        out |= ((m >> sh[..., i]) & U64(0x1FFF)) << U64(13 * i)
+    return out
 
 
 def _is_int(x) -> bool:
@@ -508,8 +523,9 @@ class _Games:
             return np.zeros(self.num, bool)
         return (self.phase == PLAY) & (self.tricks == 0) & (self.led < 0) & (seats == (self.eldest + 2) % 4)
 
-    def encode(self, seats: np.ndarray, out: np.ndarray, fields: np.ndarray) -> None:
-        """``out[i] = observation.encode(game i, seats[i])``; ``fields`` is a (N, 18) uint64 scratch."""
+    def encode(self, seats: np.ndarray, out: np.ndarray, fields: np.ndarray, order: np.ndarray | None = None) -> None:
+        """``out[i] = observation.encode(game i, seats[i])``; ``fields`` is a (N, 18) uint64 scratch. With
+        ``order`` (N, 4) the suits are relabelled: suit j of game i's observation is its suit ``order[i, j]``."""
         n, num = self.n, self.num
         rel = (seats[:, None] + np.arange(n)) % n  # relative seat r -> absolute seat
         fr = self.base[:, None] + rel
@@ -527,15 +543,22 @@ class _Games:
         fields[:, 14] = self.turnups
         fields[:, 15] = np.where(self.turnup >= 0, _shl(self.turnup & 63), U64(0))
         fields[:, 16] = U64(ALL_CARDS) & ~(hand | played.sum(1, dtype=U64) | self.turnups)
+        voids = self.voids.reshape(-1)[fr]
+        trump, led = self.trump, self.led
+        if order is not None:
+            fields[:, :17] = relabel_cards(fields[:, :17], order)
+            inv = np.argsort(order, axis=1)  # inv[i, s]: the new label of suit s
+            trump = np.where(trump >= 0, inv[self.rows, trump & 3], -1)
+            led = np.where(led >= 0, inv[self.rows, led & 3], -1)
+            voids = sum(((voids >> order[:, None, i]) & 1) << i for i in range(4))
         o = _OFF
-        small = (_shl(np.where(self.trump >= 0, self.trump, 4) + o["trump"])
-                 | _shl(np.where(self.led >= 0, self.led, 4) + o["led"])
+        small = (_shl(np.where(trump >= 0, trump, 4) + o["trump"])
+                 | _shl(np.where(led >= 0, led, 4) + o["led"])
                  | _PHASE_BITS[self.phase]
                  | (self.begged.astype(U64) | self.gave_one.astype(U64) << ONE) << U64(o["decisions"])
                  | _shl((self.dealer - seats) % n + o["dealer"]) | _shl((self.eldest - seats) % n + o["eldest"])
                  | self.rel_bits[seats << n | self.out] << U64(o["out"])
-                 | (self.voids.reshape(-1)[fr].astype(U64) << (U64(o["voids"]) + U64(4) * np.arange(n, dtype=U64))
-                    ).sum(1, dtype=U64)
+                 | (voids.astype(U64) << (U64(o["voids"]) + U64(4) * np.arange(n, dtype=U64))).sum(1, dtype=U64)
                  | hidden.astype(U64) << U64(o["hidden"]))
         fields[:, 17] = small | self.const_bits
         bits = np.unpackbits(fields.astype("<u8", copy=False).view(np.uint8).reshape(num, 18 * 8), axis=1,
@@ -578,8 +601,8 @@ class VectorEnv:
         """Start a match in every game -> (obs, mask, seat_to_move)."""
         g, num = self._g, self.num_envs
         g.seeds[:] = self._seeds(seed)
-        deals, scores = self._reset_options(options)
-        g.matches[:] = 0
+        deals, scores, matches = self._reset_options(options)
+        g.matches[:] = matches
         given = [i for i in range(num) if deals[i] is not None]
         seeded = np.array([i for i in range(num) if deals[i] is None], np.int64)
         if seeded.size:
@@ -609,16 +632,38 @@ class VectorEnv:
             self._skip_finished()
         return (*self._outputs(obs_out, mask_out), rewards, terminated, info)
 
-    def observe(self, seats, out: np.ndarray | None = None) -> np.ndarray:
-        """The observation of ``seats[i]`` in game i, exactly ``observation.encode``: float32 (N, OBS_SIZE)."""
+    def observe(self, seats, out: np.ndarray | None = None, suit_order=None) -> np.ndarray:
+        """The observation of ``seats[i]`` in game i, exactly ``observation.encode``: float32 (N, OBS_SIZE).
+        ``suit_order`` (N, 4), a permutation of the suits per game, relabels them: suit j of the
+        observation is suit ``suit_order[i, j]`` of game i (a learner's canonical form, in one pass)."""
         s = np.asarray(seats)
         if s.shape != (self.num_envs,) or s.dtype.kind not in "iu" or (s < 0).any() or (s >= self.players).any():
             raise ValueError(f"seats must be {self.num_envs} ints from 0 to {self.players - 1}, got {seats!r}")
         if out is None:
             out = np.empty((self.num_envs, OBS_SIZE), np.float32)
         self._check_out(out, (self.num_envs, OBS_SIZE), np.float32, "out")
-        self._g.encode(s.astype(np.int64), out, self._fields)
+        self._g.encode(s.astype(np.int64), out, self._fields, self._check_order(suit_order))
         return out
+
+    def legal_mask(self, out: np.ndarray | None = None, suit_order=None) -> np.ndarray:
+        """The legal actions of the seat to move, bool (N, 57), the suits relabelled as ``observe``'s."""
+        num = self.num_envs
+        if out is None:
+            out = np.empty((num, NUM_ACTIONS), bool)
+        self._check_out(out, (num, NUM_ACTIONS), np.bool_, "out")
+        order = self._check_order(suit_order)
+        legal = self._g.legal if order is None else relabel_cards(self._g.legal, order)
+        out[...] = np.unpackbits(legal.astype("<u8").view(np.uint8).reshape(num, 8), axis=1, count=NUM_ACTIONS,
+                                 bitorder="little").view(bool)
+        return out
+
+    def _check_order(self, order):
+        if order is None:
+            return None
+        o = np.asarray(order)
+        if o.shape != (self.num_envs, 4) or o.dtype.kind not in "iu" or not (np.sort(o, 1) == np.arange(4)).all():
+            raise ValueError(f"suit_order must be a permutation of the suits 0..3 per game, shape ({self.num_envs}, 4)")
+        return o.astype(np.int64)
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action in every game, drawn with ``rng`` (int64, N)."""
@@ -685,9 +730,7 @@ class VectorEnv:
     def _rewards(self) -> np.ndarray:
         g, side_of = self._g, self._g.side_of
         if self.rules.reward == "points":
-            pts = g.res[:, :, 6 + self.sides:].sum(1)  # both hands an action ended (unused slots hold zeros)
-            mine = pts[:, side_of]
-            return (mine - (pts.sum(1, keepdims=True) - mine) / (self.sides - 1)).astype(np.float32)
+            return points_rewards(g.res[:, :, 6 + self.sides:].sum(1), side_of)  # (unused slots hold zeros)
         lose = -0.5 if self.players == 3 else -1.0
         win = g.winner[:, None]
         return np.where(win < 0, 0.0, np.where(side_of == win, 1.0, lose)).astype(np.float32)
@@ -714,8 +757,8 @@ class VectorEnv:
                              f"game), or None, got {seed!r}")
         return np.array([int(s) for s in seeds], U64)
 
-    def _reset_options(self, options) -> tuple[list, list]:
-        """Validate reset options -> per game (dealer, hands, stock) or None, and scores or None."""
+    def _reset_options(self, options) -> tuple[list, list, np.ndarray]:
+        """Validate reset options -> per game (dealer, hands, stock) or None, scores or None, match numbers."""
         num = self.num_envs
         options = {} if options is None else options
         if not isinstance(options, dict):
@@ -745,7 +788,11 @@ class VectorEnv:
             hands = ref.dealt
             stock = ref.stock or [c for c in range(NUM_CARDS) if not any(m >> c & 1 for m in hands)]
             deals[i] = (ref.dealer, hands, stock)
-        return deals, scores
+        matches = [0 if m is None else m for m in lists["matches"]]
+        if not all(_is_int(m) and 0 <= m < 1 << 40 for m in matches):
+            raise ValueError(f"reset option 'matches' must hold ints from 0 to 2**40 - 1 (or None), got "
+                             f"{lists['matches']!r}")
+        return deals, scores, np.array(matches, U64)
 
     def _check_actions(self, actions) -> np.ndarray:
         a = np.asarray(actions)
@@ -768,6 +815,13 @@ class VectorEnv:
                      for i in illegal[:3]]
             raise IllegalActionError(f"illegal action(s) in {illegal.size} game(s): " + "; ".join(parts))
         return a
+
+
+def points_rewards(points: np.ndarray, side_of: np.ndarray) -> np.ndarray:
+    """``GameState.points_rewards`` over games: (N, sides) points -> float32 (N, players), each seat's
+    side's points minus the mean of the other sides'."""
+    mine = points[:, side_of]
+    return (mine - (points.sum(1, keepdims=True) - mine) / (points.shape[1] - 1)).astype(np.float32)
 
 
 def hand_results(info: dict, i: int) -> list[dict]:

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from allfours.agents.batched import unbatchable
 from allfours.agents.equity import EQUITY_MAX_TARGET, equity_for_rules
 from allfours.agents.evaluation import seatings
 from allfours.agents.registry import make_agent
@@ -49,6 +50,8 @@ class TrainConfig:
     ray_address: str = ""  # Ray cluster to join ("auto", "ray://host:10001"); "" starts a local Ray
     ray_cpus_per_worker: float = 1.0
     num_envs: int = 512  # games stepped in lockstep
+    engine: str = "auto"  # "vector": the games as arrays (allfours_env.vector, train/array_rollout.py); "scalar":
+    # GameState objects (any scripted opponent, the privileged critic); "auto": vector where it can run them
     rollout_steps: int = 32  # lockstep steps per rollout (decisions per rollout = num_envs * rollout_steps)
     # ---- network
     hidden: list = field(default_factory=lambda: [256, 256])
@@ -114,6 +117,8 @@ class TrainConfig:
             raise ValueError(f"config hidden must be a list of positive ints, got {self.hidden!r}")
         if self.collector not in ("inline", "process", "ray"):
             raise ValueError(f"config collector must be 'inline', 'process' or 'ray', got {self.collector!r}")
+        if self.engine not in ("auto", "vector", "scalar"):
+            raise ValueError(f"config engine must be 'auto', 'vector' or 'scalar', got {self.engine!r}")
         if self.collector == "ray" and self.workers > self.num_envs:
             raise ValueError(f"config workers ({self.workers}) cannot exceed num_envs ({self.num_envs})")
         shares = (self.opp_latest, self.opp_snapshot, self.opp_scripted)
@@ -140,6 +145,13 @@ class TrainConfig:
         if self.suit_jitter and not self.canonical_suits:
             raise ValueError("config suit_jitter needs canonical_suits: true (it orders the suits after trump)")
         self._validate_opponents(rules.players)
+        if self.engine == "vector":
+            if self.privileged_critic:
+                raise ValueError("config engine vector has no privileged critic: use engine: scalar (or auto)")
+            slow = unbatchable(self.scripted_opponents, rules) if self.opp_scripted > 0 else []
+            if slow:
+                raise ValueError(f"config engine vector: scripted opponent(s) {', '.join(map(repr, slow))} have no "
+                                 "batched form (heuristic, random and networks have): use engine: scalar (or auto)")
         return self
 
     def _validate_opponents(self, players: int) -> None:

@@ -39,10 +39,11 @@ from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 from allfours_env.rules import make_rules
 
+from .array_rollout import make_collector, resolve_engine
 from .config import TrainConfig, save_config
 from .ppo import ppo_update
 from .ray_workers import RayCollector
-from .rollout import KIND_NAMES, CollectParams, VectorCollector
+from .rollout import KIND_NAMES, CollectParams
 from .workers import ProcessCollector
 
 SNAPSHOT_FORMAT = "allfours-ppo-snapshot"
@@ -194,11 +195,14 @@ class Trainer:
         kw = dict(num_envs=cfg.num_envs, rollout_steps=cfg.rollout_steps, seed=cfg.seed, shares=shares,
                   scripted_specs=cfg.scripted_opponents, snapshot_slots=cfg.snapshot_slots,
                   threads=cfg.rollout_threads, suit_jitter=cfg.suit_jitter)
+        # the games' engine, decided once here so every worker runs the same one
+        self.engine = kw["engine"] = resolve_engine(cfg.engine, self.rules, self.net, shares=shares,
+                                                    scripted_specs=cfg.scripted_opponents)
         if cfg.collector == "ray":
             self.collector = RayCollector(self.rules, self.net, workers=cfg.workers, address=cfg.ray_address,
                                           cpus_per_worker=cfg.ray_cpus_per_worker, **kw)
         else:
-            kind = ProcessCollector if cfg.collector == "process" else VectorCollector
+            kind = ProcessCollector if cfg.collector == "process" else make_collector
             self.collector = kind(self.rules, self.net, **kw)
         self.pool = SnapshotPool(self.run_dir / "pool", cfg.pool_size)
         self.progress = {"steps": 0, "samples": 0, "updates": 0, "train_seconds": 0.0, "matches": 0,
@@ -357,7 +361,8 @@ class Trainer:
         cfg, p = self.cfg, self.progress
         writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=p["steps"] if self.resumed else None)
         if not self.resumed:
-            writer.add_text("config", "\n".join(f"    {k}: {v}" for k, v in cfg.to_dict().items()), 0)
+            lines = [f"    {k}: {v}" + (f" ({self.engine})" if k == "engine" else "") for k, v in cfg.to_dict().items()]
+            writer.add_text("config", "\n".join(lines), 0)
         bar = self._progress_bar()
         t_wall = time.time()
         base_seconds, base_steps = p["train_seconds"], p["steps"]

@@ -1,4 +1,4 @@
-"""A rollout worker in its own process: ``ProcessCollector`` runs a ``VectorCollector`` there.
+"""A rollout worker in its own process: ``ProcessCollector`` runs a collector (``array_rollout.make_collector``) there.
 
 The learner and the worker overlap: while the learner runs the PPO update on rollout k, the
 worker already collects rollout k+1 with the weights from before that update (so the data is
@@ -32,7 +32,8 @@ from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 from allfours_env.rules import make_rules
 
-from .rollout import Collector, CollectParams, Rollout, VectorCollector
+from .array_rollout import make_collector
+from .rollout import Collector, CollectParams, Rollout
 
 WORKER_IGNORES = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
@@ -56,11 +57,12 @@ def _attach(names: dict, spec: dict) -> tuple[list, dict]:
 
 
 def worker_collector(rules_dict: dict, arch: dict, bf16: bool, kwargs: dict):
-    """The ``VectorCollector`` a worker (process or Ray actor) runs, from what the learner sends it."""
+    """The collector a worker (process or Ray actor) runs, from what the learner sends it (``kwargs``
+    may name the ``engine``: see ``array_rollout.make_collector``)."""
     torch.set_num_threads(1)
     opts = {k: v for k, v in rules_dict.items() if k != "preset"}
     net = PolicyNet.from_arch(arch, bf16=bf16).eval()
-    return VectorCollector(make_rules(rules_dict["preset"], **opts), net, **kwargs)
+    return make_collector(make_rules(rules_dict["preset"], **opts), net, **kwargs)
 
 
 def _worker(conn, rules_dict: dict, arch: dict, bf16: bool, kwargs: dict, buffers: list, spec: dict) -> None:
@@ -107,7 +109,7 @@ def _numpy_sd(sd: dict) -> dict:
 
 
 class ProcessCollector(Collector):
-    """``VectorCollector`` in a child process, with ``start()``/``wait()`` to overlap the update."""
+    """A collector in a child process, with ``start()``/``wait()`` to overlap the update."""
 
     asynchronous = True
 
