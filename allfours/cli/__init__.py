@@ -14,6 +14,7 @@ from allfours import __version__
 COMMANDS = {
     "train": ("train", "train a self-play PPO bot (default: the yorkshire config)"),
     "eval": ("eval", "play duplicate matches between agents and report win rates"),
+    "exploit": ("exploit", "train a fresh exploiter against a frozen bot and report how often it wins"),
     "play": ("play", "play a match in the terminal against the bots"),
     "bench": ("bench", "measure environment and engine speed"),
     "serve": ("serve", "serve the bots over HTTP (JSON API with an OpenAPI description)"),
