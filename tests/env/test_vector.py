@@ -14,6 +14,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers import VectorDealt, reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +22,7 @@ from allfours_env.cards import BEG, NUM_ACTIONS, RUN_PACK, THROW_IN, card_code, 
 from allfours_env.engine import GameState, IllegalActionError
 from allfours_env.observation import OBS_SIZE, encode
 from allfours_env.rules import make_rules
-from allfours_env.vector import VectorEnv, first_dealers, hand_results, shuffled_deal
+from allfours_env.vector import VectorEnv, hand_results
 
 CONFIGS = [
     ("yorkshire", {}),
@@ -40,29 +41,6 @@ CONFIGS = [
 ]
 GAMES = 3
 STEPS = 260
-
-
-class VectorDealt(GameState):
-    """GameState dealt by the vector engine's generator (first dealer and every seeded deal)."""
-
-    vseed, vmatch = 0, 0
-
-    def _first_dealer(self) -> int:
-        return int(first_dealers(self.rules, [self.vseed], [self.vmatch])[0])
-
-    def _deal_random(self) -> None:
-        hands, stock = shuffled_deal(self.n, [self.vseed], [self.vmatch], [self.deals], [self.eldest])
-        self._deal_cards([int(m) for m in hands[0]], [int(c) for c in stock[0]])
-
-
-def reference(rules, seed: int, match: int, deal=None, scores=None) -> tuple[GameState, int]:
-    """The scalar twin of a vector game's match (skipping matches won before any decision, as it does)."""
-    while True:
-        cls = type("Ref", (VectorDealt,), {"vseed": seed, "vmatch": match})
-        s = cls.new(rules, seed=0, deal=deal, scores=scores)
-        if not s.done:
-            return s, match
-        match, deal, scores = match + 1, None, None
 
 
 def env_rewards(s: GameState, ended) -> list[float]:
