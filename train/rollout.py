@@ -243,7 +243,7 @@ class LockstepCollector(Collector):
     def _policy_step(self, base: int, roles: np.ndarray, priv: np.ndarray | None,
                      key: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The policies' moves in every game from the observations and masks already in rows ``base...``:
-        one forward of the learner over its rows, one per frozen snapshot over its rows; the sampled
+        one forward of the learner over all rows, one per frozen snapshot over its rows; the sampled
         (network-order) actions, log-probabilities and values are stored. Returns the actions as the
         game's ids and the rows' suit relabelling key (None without canonical suits). Rows that are
         in canonical form already come with their ``key``."""
@@ -255,27 +255,16 @@ class LockstepCollector(Collector):
             key = canonicalize(obs, mask, priv, jitter)
         obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask)
         priv_t = torch.from_numpy(priv) if priv is not None else None
-        # Each network sees only the rows it plays: the learner its own, each snapshot its slot's;
-        # the scripted rows need none (their values and log-probabilities are never trained on).
-        logits = torch.zeros((B, mask.shape[1]))
+        # The learner runs over every row (cheaper than gathering its rows first); each frozen
+        # snapshot over its slot's rows, whose logits replace the learner's there.
         with torch.no_grad():
-            for k, net in enumerate([self.policy] + self.snap_nets):
-                rows = np.flatnonzero(roles == k)
-                if not len(rows):
-                    continue
-                whole = len(rows) == B
-                r_t = None if whole else torch.from_numpy(rows)
-                o, m = (obs_t, mask_t) if whole else (obs_t[r_t], mask_t[r_t])
-                if k == 0:
-                    p = priv_t if whole or priv_t is None else priv_t[r_t]
-                    lg, value = net(o, m, p, canonical_input=True)
-                    self.values[base + rows] = value.numpy()
-                else:
-                    lg = net(o, m, value=False, canonical_input=True)[0]
-                if whole:
-                    logits = lg
-                else:
-                    logits[r_t] = lg
+            logits, value = self.policy(obs_t, mask_t, priv_t, canonical_input=True)
+            self.values[base:base + B] = value.numpy()
+            for k, net in enumerate(self.snap_nets):
+                rows = np.flatnonzero(roles == k + 1)
+                if len(rows):
+                    r_t = torch.from_numpy(rows)
+                    logits[r_t] = net(obs_t[r_t], mask_t[r_t], value=False, canonical_input=True)[0]
             logp_all = torch.log_softmax(logits, dim=-1)
             actions = sample(torch.softmax(logits, dim=-1), self.gen)
             logp = logp_all.gather(1, actions[:, None]).squeeze(-1)
