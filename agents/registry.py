@@ -10,6 +10,8 @@
                                               # traditional_2p, seven_up
     make_agent("bot:yorkshire:sym=0")         # ... its raw network, without averaging over suit relabellings
     make_agent("search:playout=bot:yorkshire")  # search whose playouts play that network for its side
+    make_agent("guided")                      # search guided by the preset's shipped bot (agents.guided)
+    make_agent("guided:bot=yorkshire,worlds=64")  # ... by a named bot or checkpoint, more worlds
     make_agent("experimental:nested:24x8")    # a research player of agents.experimental (not stable API)
 
 A spec is ``name`` or ``name:key=value,key=value``. Unknown names or parameters raise a
@@ -24,6 +26,7 @@ import os
 
 from .base import Agent
 from .experimental import EXPERIMENTS, SHORTHANDS
+from .guided import GuidedAgent
 from .heuristic import HeuristicAgent
 from .neural import load_agent, load_bot
 from .playout import NetworkPlayout
@@ -41,6 +44,11 @@ AGENTS = {
                "determinized search (worlds per move, time cap in s, exact-solve threshold in cards, "
                "bid: 1 searched or 0 heuristic trump decisions, value: match or points, "
                "playout: heuristic, or bot:<name> / a checkpoint for the searching side's play)"),
+    "guided": (GuidedAgent, {"bot": str, "worlds": int, "time": float, "candidates": int, "floor": float,
+                             "exact": int, "infer": int, "playout": str, "seed": int},
+               "search guided by a network (bot: shipped bot or checkpoint, default the preset's; worlds valued and "
+               "candidates weighed per move, floor of an action's probability, infer: 1 weighted worlds or 0, "
+               "playout: network for every seat, side for the searching side, or heuristic)"),
 }
 
 
@@ -115,6 +123,8 @@ def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, pl
     params.setdefault("seed", seed)
     if name.startswith(EXPERIMENTAL):
         return EXPERIMENTS[name[len(EXPERIMENTAL):]][0](**params)
+    if name == "guided":
+        return GuidedAgent(**params, preset=preset, players=players)
     if "playout" in params:
         params["playout"] = search_playout(params["playout"], players)
     return AGENTS[name][0](**params)

@@ -6,7 +6,10 @@ average value. In the style of OpenSpiel's ISMCTS, which takes an evaluator and 
 two parts are constructor arguments:
 
 * ``sampler``: a callable ``(state, seat, rng) -> world``; by default
-  ``allfours_env.sampling.resample`` (cards played, voids shown, turn-ups, hand sizes).
+  ``allfours_env.sampling.resample`` (cards played, voids shown, turn-ups, hand sizes). A sampler
+  with a ``weighted(state, seat, rng, n)`` method is asked once a move for ``n`` worlds as
+  ``(world, weight)`` pairs instead, and each action's value is the weighted mean (a batched
+  inference weighs all its candidate worlds at once: ``agents.guided``).
 * ``playout``: who plays a world on to the end of the hand after each action. An ``Agent`` plays
   every seat (by default the heuristic, which sees only what its seat may see in that world: a
   one-step policy improvement over the heuristic, with no clairvoyant play below the root). Or a
@@ -62,6 +65,8 @@ DEFAULT_VALUE = "match"
 WorldSampler = Callable[[GameState, int, random.Random], GameState]
 # (games, searching seat) -> None: plays each game to the end of its current hand, in place
 BatchPlayout = Callable[[list[GameState], int], None]
+# (state, seat, rng, n) -> up to n (world, weight) pairs: the ``weighted`` method of a sampler
+WeightedWorlds = Callable[[GameState, int, random.Random, int], list[tuple[GameState, float]]]
 
 
 class SearchAgent(Agent):
@@ -116,25 +121,29 @@ class SearchAgent(Agent):
         return best_action(self.action_values(state, seat, legal))
 
     def action_values(self, state: GameState, seat: int, legal: list[int] | None = None) -> dict[int, float]:
-        """Mean value of each legal action over the sampled worlds."""
+        """Mean value of each legal action over the sampled worlds (weighted by a weighted sampler's weights)."""
         if legal is None:
             legal = state.legal_actions()
         rng = random.Random(self.rng.getrandbits(64))
         deadline = time.perf_counter() + self.time if self.time else None
         exact = self.exact if self.exact is not None else EXACT_CARDS[state.n]
-        worlds = (self.sampler(state, seat, rng) for _ in range(self.worlds))  # lazily: a time cap stops it
+        weighted = getattr(self.sampler, "weighted", None)
+        if weighted is not None:
+            worlds = iter(weighted(state, seat, rng, self.worlds))
+        else:  # lazily: a time cap stops it
+            worlds = ((self.sampler(state, seat, rng), 1.0) for _ in range(self.worlds))
         totals = dict.fromkeys(legal, 0.0)
-        done = 0
+        done = 0.0
         big = not exact_reachable(state, exact)
         eq = self.equity_for(state)
         if big and not isinstance(self.playout, Agent):
             return self._batch_values(state, seat, legal, worlds, eq, deadline)
-        for world in worlds:
+        for world, weight in worlds:
             vals = (playout_values(world, seat, legal, self.playout, eq) if big
                     else solve(world, seat, legal, exact=exact, equity=eq))
             for a, v in vals.items():
-                totals[a] += v
-            done += 1
+                totals[a] += weight * v
+            done += weight
             if deadline is not None and time.perf_counter() > deadline:
                 break
         return {a: t / done for a, t in totals.items()}
@@ -143,24 +152,24 @@ class SearchAgent(Agent):
         """``action_values`` with a batch playout: all worlds' games still in the hand in one call, or
         16 worlds at a time under a time cap so that it can stop between."""
         totals = dict.fromkeys(legal, 0.0)
-        done = 0
+        done = 0.0
         chunk = 16 if deadline is not None else self.worlds
         while True:
             batch = [w for _, w in zip(range(chunk), worlds)]
             if not batch:
                 break
             games = []
-            for w in batch:
+            for w, _ in batch:
                 for a in legal:
                     g = w.clone()
                     g.apply(a)
                     games.append(g)
             self.playout([g for g in games if not g.done and g.hand_no == state.hand_no], seat)
             values = iter(_final_value(g, seat, state.hand_no, eq) for g in games)
-            for _ in batch:
+            for _, weight in batch:
                 for a in legal:
-                    totals[a] += next(values)
-            done += len(batch)
+                    totals[a] += weight * next(values)
+                done += weight
             if deadline is not None and time.perf_counter() > deadline:
                 break
         return {a: t / done for a, t in totals.items()}

@@ -1,0 +1,228 @@
+"""``guided``: determinized search guided by a trained network (policy inference and blueprint playouts).
+
+A ``SearchAgent`` given two parts built on one network (by default the preset's shipped bot):
+
+* ``PolicyInference``, the world sampler: it draws ``candidates`` void-consistent worlds
+  (``allfours_env.sampling.resample``) and weighs each by the product, over the other seats'
+  decisions this hand (the pitch, every card played or thrown in, stand/beg, give/run), of
+  ``max(p, floor)``, ``p`` being the network's probability of that action from the seat's
+  observation in that world, the hand replayed from its deal (``agents.experimental.hand_start``).
+  It is batched: one forward pass per past decision over all candidates (``encode_batch``). The
+  ``worlds`` valued are drawn from the candidates by weight; a world drawn twice is valued once,
+  counted twice (the playouts are deterministic). The floor keeps a world the network finds
+  unlikely possible: the other seats need not play like it.
+* ``BlueprintPlayout``, the playout: the network plays every seat on to the end of the hand,
+  greedily, the games of all worlds and actions stepped in lockstep with one forward pass a step.
+  ``playout=side`` plays only the searching side with it and the others with the heuristic
+  (``agents.playout.NetworkPlayout``), ``playout=heuristic`` the heuristic everywhere.
+
+As in ``search``, the last trick (or the last ``exact`` cards) is solved exactly and a world is
+valued by match equity.
+
+Spec: ``guided`` or ``guided:bot=<name or checkpoint>,worlds=32,candidates=128,floor=0.02,
+time=0,exact=0,infer=1,playout=network,seed=...``. Without ``bot`` it plays the shipped bot of the
+game it is asked to move in (``traditional`` with two players: ``traditional_2p``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from collections import Counter
+
+import numpy as np
+import torch
+
+from allfours_env import GameState
+from allfours_env.observation import encode_batch, masks_batch
+from allfours_env.sampling import resample
+
+from .bots import BOTS, bot_name
+from .experimental import hand_start
+from .neural import NeuralAgent, load_agent, load_bot
+from .playout import NetworkPlayout
+from .search import SearchAgent
+
+DEFAULT_WORLDS = 32
+DEFAULT_CANDIDATES = 128
+DEFAULT_FLOOR = 0.02
+PLAYOUTS = ("network", "side", "heuristic")
+
+
+class PolicyInference:
+    """World sampler weighting void-consistent worlds by a network's likelihood of the others' actions."""
+
+    def __init__(self, net: torch.nn.Module, candidates: int = DEFAULT_CANDIDATES, floor: float = DEFAULT_FLOOR):
+        check_inference(candidates, floor)
+        self.net, self.candidates, self.floor = net.eval(), candidates, float(floor)
+        self._buf = np.zeros((candidates, net.obs_size), np.float32)
+
+    def log_weights(self, state: GameState, seat: int, worlds: list[GameState]) -> np.ndarray:
+        """log prod max(p, floor) over the other seats' decisions of this hand with a choice, per world;
+        -inf for a world in which an observed action is not legal (or none at all has a hand to replay)."""
+        logw = np.zeros(len(worlds))
+        if state.redeals or all(s == seat for s, _ in state.history):
+            return logw  # nothing to weigh by (after a redeal the history spans several deals)
+        starts = []
+        for i, w in enumerate(worlds):
+            try:
+                starts.append(hand_start(w))
+            except ValueError:
+                starts.append(None)
+                logw[i] = -math.inf
+        if len(self._buf) < len(worlds):
+            self._buf = np.zeros((len(worlds), self._buf.shape[1]), np.float32)
+        log_floor = math.log(self.floor)
+        for s, a in state.history:
+            live = [i for i, g in enumerate(starts) if g is not None]
+            if s != seat:
+                masks = {i: starts[i].legal_mask() for i in live}
+                for i in live:
+                    if not masks[i] >> a & 1 or starts[i].current != s:  # the world contradicts the play
+                        logw[i], starts[i] = -math.inf, None
+                rows = [i for i in live if starts[i] is not None and masks[i].bit_count() > 1]
+                if rows:
+                    logw[rows] += np.maximum(self._log_probs([starts[i] for i in rows], s, a), log_floor)
+            for g in starts:
+                if g is not None:
+                    g.apply(a)
+        return logw
+
+    def _log_probs(self, games: list[GameState], s: int, a: int) -> np.ndarray:
+        """log p(a) for seat ``s`` in each game: one forward pass for all."""
+        obs = encode_batch(games, [s] * len(games), self._buf)[:len(games)]
+        mask = masks_batch([g.legal_mask() for g in games])
+        with torch.inference_mode():
+            logits = self.net(torch.from_numpy(obs), torch.from_numpy(mask), value=False)[0]
+            return torch.log_softmax(logits, 1)[:, a].double().numpy()
+
+    def weighted(self, state: GameState, seat: int, rng: random.Random, n: int) -> list[tuple[GameState, float]]:
+        """``n`` worlds drawn by weight from ``candidates``, as (world, times drawn) pairs (the
+        ``SearchAgent`` weighted-sampler protocol); plain draws while no other seat has acted."""
+        if state.redeals or all(s == seat for s, _ in state.history):
+            return [(resample(state, seat, rng), 1.0) for _ in range(n)]
+        cands = [resample(state, seat, rng) for _ in range(self.candidates)]
+        logw = self.log_weights(state, seat, cands)
+        top = logw.max()
+        weights = np.exp(logw - top).tolist() if top > -math.inf else None  # none possible: uniform
+        drawn = Counter(rng.choices(range(len(cands)), weights=weights, k=n))
+        return [(cands[i], float(k)) for i, k in sorted(drawn.items())]
+
+    def __call__(self, state: GameState, seat: int, rng: random.Random) -> GameState:
+        """One world drawn by weight (the plain sampler protocol)."""
+        return self.weighted(state, seat, rng, 1)[0][0]
+
+
+class BlueprintPlayout(NetworkPlayout):
+    """Batch playout in which the network plays every seat, all games in lockstep."""
+
+    def play_out(self, games: list[GameState], side: int) -> None:
+        live = [g for g in games if not g.done]
+        hand_no = {id(g): g.hand_no for g in live}
+        while live:
+            for g, a in zip(live, self._moves(live)):
+                g.apply(a)
+            live = [g for g in live if not g.done and g.hand_no == hand_no[id(g)]]
+
+
+def load_network(bot: str, players: int | None = None) -> NeuralAgent:
+    """The network agent of ``bot``: a shipped bot's name (``yorkshire`` or ``bot:yorkshire``) or a checkpoint path."""
+    bot = bot.strip()
+    if not bot:
+        raise ValueError("guided bot must be a shipped bot's name or a checkpoint path, got ''")
+    if bot.endswith(".pt") or os.path.isfile(bot) or os.path.isdir(bot):
+        if not os.path.exists(bot):
+            raise ValueError(f"guided bot checkpoint {bot!r} not found")
+        return load_agent(bot, symmetrize=False)
+    return load_bot(bot.removeprefix("bot:"), players=players, symmetrize=False)
+
+
+def _game_of(agent: NeuralAgent) -> tuple[str | None, int | None]:
+    return agent.preset, ((agent.meta or {}).get("rules") or {}).get("players")
+
+
+class GuidedAgent(SearchAgent):
+    """Search over worlds weighted by a network's likelihood of what the others did, valued by the
+    network's playouts (see module doc). ``bot`` None: the shipped bot of each game's preset."""
+
+    name = "guided"
+
+    def __init__(self, bot: str | None = None, worlds: int = DEFAULT_WORLDS, time: float = 0.0,
+                 candidates: int = DEFAULT_CANDIDATES, floor: float = DEFAULT_FLOOR, exact: int | None = None,
+                 infer: int = 1, playout: str = "network", seed: int | None = None, *,
+                 preset: str | None = None, players: int | None = None):
+        if not isinstance(worlds, int) or isinstance(worlds, bool) or worlds < 1:
+            raise ValueError(f"guided worlds must be a positive int (worlds valued per move), got {worlds!r}")
+        if not isinstance(time, (int, float)) or time < 0:
+            raise ValueError(f"guided time must be a number of seconds >= 0, got {time!r}")
+        if exact is not None and (not isinstance(exact, int) or not 0 <= exact <= 52):
+            raise ValueError(f"guided exact must be an int from 0 to 52 (cards left in hands), got {exact!r}")
+        if infer not in (0, 1):
+            raise ValueError(f"guided infer must be 1 (worlds weighted by the network) or 0 (unweighted), "
+                             f"got {infer!r}")
+        if playout not in PLAYOUTS:
+            raise ValueError(f"guided playout must be one of {', '.join(PLAYOUTS)} (who the network plays in the "
+                             f"playouts: every seat, the searching side, none), got {playout!r}")
+        if bot is not None and not isinstance(bot, str):
+            raise ValueError(f"guided bot must be a shipped bot's name or a checkpoint path, got {bot!r}")
+        check_inference(candidates, floor)
+        super().__init__(worlds=worlds, time=time, exact=exact, seed=seed)
+        self.candidates, self.floor, self.infer, self.playout_kind = candidates, floor, infer, playout
+        self.bot = bot
+        self._parts: dict[tuple[str | None, int | None], tuple] = {}
+        self._fixed: tuple[str | None, int | None] | None = None
+        if bot is not None:  # load now: a bad name fails at once
+            agent = load_network(bot, players)
+            self._fixed = _game_of(agent)
+            self.preset, self.meta = agent.preset, agent.meta  # what the server checks a bot against
+            self._build(self._fixed, agent)
+        elif preset is not None:
+            self._network_for(preset, players)
+        self.name = "guided"
+
+    def _build(self, key, agent: NeuralAgent) -> tuple:
+        sampler = PolicyInference(agent.net, self.candidates, self.floor) if self.infer else resample
+        if self.playout_kind == "network":
+            playout = BlueprintPlayout(agent.net, name=self.bot or agent.name)
+        elif self.playout_kind == "side":
+            playout = NetworkPlayout(agent.net, name=self.bot or agent.name)
+        else:
+            playout = self.heuristic
+        self._parts[key] = (sampler, playout)
+        return self._parts[key]
+
+    def _network_for(self, preset: str, players: int | None) -> tuple:
+        """The parts for the shipped bot of ``preset`` with ``players`` (None: the preset's usual count)."""
+        name = bot_name(preset, players)
+        key = (preset, BOTS[name][1])
+        return self._parts.get(key) or self._build(key, load_network(name))
+
+    def _parts_for(self, state: GameState) -> tuple:
+        preset, n = state.rules.preset, state.n
+        if self._fixed is None:
+            return self._network_for(preset, n)
+        made_for, players = self._fixed
+        if made_for not in (None, preset) or players not in (None, n):
+            raise ValueError(f"guided bot {self.bot!r} is a network for {made_for}"
+                             f"{f' with {players} players' if players else ''}; this game is {preset} with {n} players")
+        return self._parts[self._fixed]
+
+    def seed(self, seed: int | None) -> None:
+        super().seed(seed)
+        for _, playout in self._parts.values():
+            if callable(getattr(playout, "seed", None)):
+                playout.seed(seed)
+
+    def action_values(self, state: GameState, seat: int, legal: list[int] | None = None) -> dict[int, float]:
+        self.sampler, self.playout = self._parts_for(state)
+        return super().action_values(state, seat, legal)
+
+
+def check_inference(candidates, floor) -> None:
+    """ValueError unless ``candidates`` is a positive int and ``floor`` a probability above 0."""
+    if not isinstance(candidates, int) or isinstance(candidates, bool) or candidates < 1:
+        raise ValueError(f"guided candidates must be a positive int (worlds weighed per move), got {candidates!r}")
+    if not isinstance(floor, (int, float)) or isinstance(floor, bool) or not 0 < floor <= 1:
+        raise ValueError(f"guided floor must be a number in (0, 1] (the least probability an observed action "
+                         f"counts for), got {floor!r}")
