@@ -56,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=positive_int, default=None,
                    help="players, where the preset allows (traditional 2-4)")
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"],
-                   help="agent specs: random, heuristic, search, search:worlds=64, a checkpoint path, bot:<name> "
-                        "(yorkshire, traditional, traditional_2p, seven_up)")
+                   help="agent specs: random, heuristic, search, search:worlds=64, guided, a checkpoint path, "
+                        "bot:<name> (yorkshire, traditional, traditional_2p, seven_up)")
     p.add_argument("--matches", type=positive_int, default=400, help="matches per pairing (a multiple of the "
                    "seatings per deal: 2, or 3 with three players); default 400")
     p.add_argument("--seed", type=seed, default=0, help="run seed: same seed, same numbers (default 0)")

@@ -18,7 +18,7 @@ from .common import Parser, UsageError, fail, port, positive_int
 
 
 def bot_help() -> str:
-    return ("a bot to offer (repeat for several; the first is the default): random, heuristic, search, "
+    return ("a bot to offer (repeat for several; the first is the default): random, heuristic, search, guided, "
             "search:worlds=64, bot:<name> for a shipped bot, or a checkpoint path. Default: "
             f"{', '.join(list(DEFAULT_BOTS) + shipped_bots()) or 'none'}")
 
