@@ -64,7 +64,7 @@ class RunStop:
     The handler never raises into the learner's own work (an update half done, a pipe to a worker
     half read, a checkpoint half written) except inside ``abandonable`` (an evaluation), where
     nothing is lost by dropping it. ``signum`` is the first signal, ``count`` all of them,
-    ``during_save`` those that came while ``saving``. Outside the main thread it installs nothing
+    ``during_save`` the further ones that came while ``saving``. Outside the main thread it installs nothing
     (Python allows handlers only there) and ``train`` stops at its budget alone.
     """
 
@@ -87,9 +87,9 @@ class RunStop:
     def request(self, signum: int = signal.SIGTERM) -> None:
         """What a signal does (also for a caller that wants to stop the run from its own code)."""
         self.count += 1
-        self.signum = signum if self.signum is None else self.signum
-        if self.saving:
+        if self.saving and self.signum is not None:  # a further signal (the first may land in a periodic save)
             self.during_save += 1
+        self.signum = signum if self.signum is None else self.signum
         if self._abandon:
             self._abandon = False
             raise Abandon
