@@ -1,17 +1,14 @@
 """Stopping a training run: SIGTERM, SIGINT and SIGHUP save the last update, a signal during the save
 does not lose it, the run resumes from it; best.pt only after an evaluation."""
 
-import os
 import re
 import signal
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-import pytest
 import torch
+from helpers import CommandRun
 
 from allfours.agents.checkpoint import load_checkpoint
 from allfours.cli.train import main
@@ -27,55 +24,14 @@ STOPPED = re.compile(r"stopped by (SIG[A-Z]+) after ([\d,]+) decisions, (\d+) up
                      r"(.*); continue with: (allfours train --resume \S+)$")
 
 
-class Run:
+class Run(CommandRun):
     """``allfours train`` in its own session (a terminal's process group), the default process collector;
     the evaluation is due only after 10 minutes, so none happens."""
 
     def __init__(self, tmp_path, *extra, env=None):
-        self.run_dir = tmp_path / "r"
         cmd = [sys.executable, "-m", "allfours", "train", "--config", "smoke", *TINY, f"runs_dir={tmp_path}",
                "run_name=r", "max_minutes=10", "eval_every_minutes=10", "checkpoint_every_updates=2", *extra]
-        self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
-        self.out, self.err = [], []
-        self._readers = [threading.Thread(target=self._read, args=(f, lines), daemon=True)
-                         for f, lines in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))]
-        for t in self._readers:
-            t.start()
-
-    @staticmethod
-    def _read(f, lines):
-        for line in f:
-            lines.append(line)
-
-    def wait_for(self, test, what: str, timeout: float = 150):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if test():
-                return
-            if self.proc.poll() is not None:
-                pytest.fail(f"training ended (rc {self.proc.returncode}) before {what}:\n{''.join(self.err)}")
-            time.sleep(0.05)
-        self.proc.kill()
-        pytest.fail(f"no {what} in time")
-
-    def wait_training(self, updates: int = 2):
-        latest = self.run_dir / "latest.pt"
-        self.wait_for(lambda: latest.exists() and load_checkpoint(latest)["progress"]["updates"] >= updates,
-                      f"checkpoint of update {updates}")
-
-    def finish(self) -> tuple[int, str, str]:
-        try:
-            rc = self.proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise
-        for t in self._readers:
-            t.join(timeout=10)
-        return rc, "".join(self.out), "".join(self.err)
-
-    def signal(self, sig, group: bool = False):
-        (os.killpg if group else os.kill)(self.proc.pid, sig)
+        super().__init__(cmd, tmp_path / "r", REPO, env, name="training")
 
 
 def _check_stopped(run: Run, rc: int, out: str, err: str, sig: str) -> tuple[dict, re.Match]:
