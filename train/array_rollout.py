@@ -61,7 +61,8 @@ class ArrayCollector(LockstepCollector):
     # ------------------------------------------------------------------ games
     def _start(self, matches: np.ndarray) -> None:
         """Every slot starts match ``matches[g]`` of its seed."""
-        self.vec.reset(seed=[self.slot_seed(g) for g in range(self.B)], options={"matches": matches.tolist()})
+        _, self.raw_mask, _ = self.vec.reset(seed=[self.slot_seed(g) for g in range(self.B)],
+                                             options={"matches": matches.tolist()})
         self.carry = None
         self._new_games(np.arange(self.B))
 
@@ -108,10 +109,13 @@ class ArrayCollector(LockstepCollector):
                 key = key * 24 + torch.randint(0, 24, (B,), generator=self.gen).numpy()
             order = (JIT_SUIT_ORDERS if self.suit_jitter else SUIT_ORDERS)[key]
         vec.observe(cur, out=self.obs[base:base + B], suit_order=order)
-        vec.legal_mask(out=self.mask[base:base + B], suit_order=order)
+        raw_mask = self.raw_mask  # the engine's masks of this position, as its last step returned them
+        if order is None:
+            self.mask[base:base + B] = raw_mask
+        else:
+            vec.legal_mask(out=self.mask[base:base + B], suit_order=order)
         chosen = {}
         if self.players:
-            raw_mask = vec.legal_mask() if order is not None else self.mask[base:base + B]
             raw_obs = None
             for j, player in enumerate(self.players):
                 r = np.flatnonzero(roles == -(j + 1))
@@ -131,7 +135,7 @@ class ArrayCollector(LockstepCollector):
         linked = before >= 0
         self.next_idx[before[linked]] = idx[linked]
         self.prev[mine, cur[mine]] = idx
-        _, _, _, rewards, terminated, info = vec.step(acts)
+        _, self.raw_mask, _, rewards, terminated, info = vec.step(acts)
         self._credit(info, rewards, terminated, points_reward, equity_reward)
         return B
 

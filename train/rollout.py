@@ -331,7 +331,8 @@ class LockstepCollector(Collector):
 
 class VectorCollector(LockstepCollector):
     """Games as ``GameState`` objects: any scripted opponent, the privileged critic, a record of
-    every game (``record=True``: (seed, actions) per slot, to replay in the AEC env)."""
+    every game (``record=True``: (seed, actions) per slot, to replay in the AEC env). Slot g's
+    matches are ``env.reset(seed=slot_seed(g))`` then ``reset()``."""
 
     def __init__(self, rules: Rules, policy: PolicyNet, num_envs: int = 256, rollout_steps: int = 64,
                  seed: int = 0, shares=(1.0, 0.0, 0.0), scripted_specs=(), snapshot_slots: int = 2,
@@ -350,10 +351,6 @@ class VectorCollector(LockstepCollector):
         self.last_phi: list[list[float]] = [[]] * num_envs
         for g in range(num_envs):
             self._new_game(g)
-
-    def slot_seed(self, g: int) -> int:
-        """Seed of game slot ``g``: its matches are ``env.reset(seed=slot_seed(g))`` then ``reset()``."""
-        return super().slot_seed(g)
 
     def state_dict(self) -> dict:
         # the game slots' Mersenne Twister states as one int64 tensor (B, 625): compact and fast to save
@@ -479,7 +476,7 @@ def sample(probs: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     takes a slow path 50 times slower.)"""
     cdf = probs.cumsum(1)
     u = (1.0 - torch.rand((probs.shape[0], 1), generator=gen)) * cdf[:, -1:]
-    return (cdf < u).sum(1).clamp_(max=probs.shape[1] - 1)
+    return (cdf < u).sum(1)  # u <= cdf[:, -1]: at most the last action of positive probability
 
 
 def gae(values, rewards, dones, next_idx, tail, C, B, T, gamma, lam, cuts=None, hand_lam=1.0) -> np.ndarray:

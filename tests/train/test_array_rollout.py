@@ -41,19 +41,19 @@ class TwinCollector(VectorCollector):
         self.last_phi[g] = self._phi(state)
 
 
-def net_for(seed=0, **kw):
+def net_for(seed=0, canonical=True, **kw):
     torch.manual_seed(seed)
-    return PolicyNet(OBS_SIZE, 57, [64, 64], canonical=True, **kw).eval()
+    return PolicyNet(OBS_SIZE, 57, [64, 64], canonical=canonical, **kw).eval()
 
 
-@pytest.mark.parametrize("preset,options,jitter", [("yorkshire", {}, False), ("seven_up", {}, True),
-                                                   ("traditional", {"players": 3}, False),
-                                                   ("traditional", {"players": 2, "target": 5}, False)])
-def test_array_collector_gives_the_gamestate_collectors_samples(preset, options, jitter):
+@pytest.mark.parametrize("preset,options,jitter,canonical", [
+    ("yorkshire", {}, False, True), ("yorkshire", {}, False, False), ("seven_up", {}, True, True),
+    ("traditional", {"players": 3}, False, True), ("traditional", {"players": 2, "target": 5}, False, True)])
+def test_array_collector_gives_the_gamestate_collectors_samples(preset, options, jitter, canonical):
     rules = make_rules(preset, **options)
     kw = dict(num_envs=24, rollout_steps=40, seed=5, suit_jitter=jitter, **MIX)
-    a, b = ArrayCollector(rules, net_for(), **kw), TwinCollector(rules, net_for(), **kw)
-    snap = net_for(1).state_dict()
+    a, b = (cls(rules, net_for(canonical=canonical), **kw) for cls in (ArrayCollector, TwinCollector))
+    snap = net_for(1, canonical=canonical).state_dict()
     for c in (a, b):
         c.set_opponents([("u1", snap)])
     params = CollectParams(points_reward=0.1, gae_lambda=0.9, hand_lambda=0.5)
