@@ -652,10 +652,13 @@ class VectorEnv:
             out = np.empty((num, NUM_ACTIONS), bool)
         self._check_out(out, (num, NUM_ACTIONS), np.bool_, "out")
         order = self._check_order(suit_order)
-        legal = self._g.legal if order is None else relabel_cards(self._g.legal, order)
-        out[...] = np.unpackbits(legal.astype("<u8").view(np.uint8).reshape(num, 8), axis=1, count=NUM_ACTIONS,
-                                 bitorder="little").view(bool)
+        self._unpack(self._g.legal if order is None else relabel_cards(self._g.legal, order), out)
         return out
+
+    def _unpack(self, legal: np.ndarray, out: np.ndarray) -> None:
+        """57-bit legal masks into bool rows."""
+        out[...] = np.unpackbits(legal.astype("<u8").view(np.uint8).reshape(self.num_envs, 8), axis=1,
+                                 count=NUM_ACTIONS, bitorder="little").view(bool)
 
     def _check_order(self, order):
         if order is None:
@@ -708,10 +711,9 @@ class VectorEnv:
     # ------------------------------------------------------------------ helpers
     def _outputs(self, obs_out, mask_out):
         g, num = self._g, self.num_envs
-        legal = g.legal_bits()
+        g.legal_bits()
         mask = self._mask if mask_out is None else self._check_out(mask_out, (num, NUM_ACTIONS), np.bool_, "mask_out")
-        mask[...] = np.unpackbits(legal.astype("<u8").view(np.uint8).reshape(num, 8), axis=1, count=NUM_ACTIONS,
-                                  bitorder="little").view(bool)
+        self._unpack(g.legal, mask)
         obs = None
         if self.observations:
             obs = self._obs if obs_out is None else self._check_out(obs_out, (num, OBS_SIZE), np.float32, "obs_out")
