@@ -11,8 +11,8 @@ A ``SearchAgent`` given two parts built on one network (by default the preset's 
   ``worlds`` valued are drawn from the candidates by weight; a world drawn twice is valued once,
   counted twice (the playouts are deterministic). The floor keeps a world the network finds
   unlikely possible: the other seats need not play like it.
-* ``BlueprintPlayout``, the playout: the network plays every seat on to the end of the hand,
-  greedily, the games of all worlds and actions stepped in lockstep with one forward pass a step.
+* the playout, ``NetworkPlayout(every_seat=True)``: the network plays every seat on to the end of
+  the hand, greedily, the games of all worlds and actions stepped in lockstep with one forward pass a step.
   ``playout=side`` plays only the searching side with it and the others with the heuristic
   (``agents.playout.NetworkPlayout``), ``playout=heuristic`` the heuristic everywhere.
 
@@ -114,18 +114,6 @@ class PolicyInference:
         return self.weighted(state, seat, rng, 1)[0][0]
 
 
-class BlueprintPlayout(NetworkPlayout):
-    """Batch playout in which the network plays every seat, all games in lockstep."""
-
-    def play_out(self, games: list[GameState], side: int) -> None:
-        live = [g for g in games if not g.done]
-        hand_no = {id(g): g.hand_no for g in live}
-        while live:
-            for g, a in zip(live, self._moves(live)):
-                g.apply(a)
-            live = [g for g in live if not g.done and g.hand_no == hand_no[id(g)]]
-
-
 def load_network(bot: str, players: int | None = None) -> NeuralAgent:
     """The network agent of ``bot``: a shipped bot's name (``yorkshire`` or ``bot:yorkshire``) or a checkpoint path."""
     bot = bot.strip()
@@ -184,7 +172,7 @@ class GuidedAgent(SearchAgent):
     def _build(self, key, agent: NeuralAgent) -> tuple:
         sampler = PolicyInference(agent.net, self.candidates, self.floor) if self.infer else resample
         if self.playout_kind == "network":
-            playout = BlueprintPlayout(agent.net, name=self.bot or agent.name)
+            playout = NetworkPlayout(agent.net, name=self.bot or agent.name, every_seat=True)
         elif self.playout_kind == "side":
             playout = NetworkPlayout(agent.net, name=self.bot or agent.name)
         else:

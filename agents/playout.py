@@ -29,7 +29,9 @@ class NetworkPlayout:
     ``preset``/``players``: the game the network is for (checked on every batch; None: any)."""
 
     def __init__(self, net: torch.nn.Module, *, symmetrize: bool = False, preset: str | None = None,
-                 players: int | None = None, others: Agent | None = None, name: str = "network"):
+                 players: int | None = None, others: Agent | None = None, name: str = "network",
+                 every_seat: bool = False):
+        self.every_seat = bool(every_seat)  # the network plays every seat (a blueprint playout), not ``others``
         self.net = net.eval()
         self.symmetrize = bool(symmetrize)
         self.preset, self.players, self.name = preset, players, name
@@ -67,7 +69,7 @@ class NetworkPlayout:
 
     def play_out(self, games: list[GameState], side: int) -> None:
         """Play every game to the end of its current hand (or match), in place: the network for the
-        seats of ``side``, ``others`` for the rest."""
+        seats of ``side`` (every seat with ``every_seat``), ``others`` for the rest."""
         live = [g for g in games if not g.done]
         if live and self.preset is not None and (live[0].rules.preset, live[0].n) != (
                 self.preset, self.players or live[0].n):
@@ -78,7 +80,7 @@ class NetworkPlayout:
         while live:
             mine = []
             for g in live:
-                if g.side(g.current) == side:
+                if self.every_seat or g.side(g.current) == side:
                     mine.append(g)
                 else:
                     g.apply(self.others.act(g, g.current))

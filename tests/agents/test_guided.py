@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from allfours.agents.experimental import hand_start
-from allfours.agents.guided import BlueprintPlayout, GuidedAgent, PolicyInference
+from allfours.agents.guided import GuidedAgent, PolicyInference
 from allfours.agents.heuristic import HeuristicAgent
 from allfours.agents.neural import load_bot
+from allfours.agents.playout import NetworkPlayout
 from allfours.agents.registry import make_agent
 from allfours.agents.search import SearchAgent
 from allfours.agents.solver import _final_value
@@ -164,7 +165,8 @@ def test_search_values_are_the_weighted_mean_over_the_weighted_worlds(playout):
     seat, legal = state.current, state.legal_actions()
     rng = random.Random(0)
     w1, w2 = resample(state, seat, rng), resample(state, seat, rng)
-    part = HeuristicAgent(seed=0) if playout == "heuristic" else BlueprintPlayout(load_bot("yorkshire").net)
+    part = (HeuristicAgent(seed=0) if playout == "heuristic"
+            else NetworkPlayout(load_bot("yorkshire").net, every_seat=True))
     agent = SearchAgent(worlds=2, sampler=_Fixed([(w1, 3.0), (w2, 1.0)]), playout=part, seed=0)
     values = agent.action_values(state, seat, legal)
     one = {}
@@ -184,7 +186,7 @@ def test_blueprint_playouts_play_the_network_for_every_seat():
         g = start.clone()
         g.apply(a)
         games.append(g)
-    BlueprintPlayout(bot.net).play_out(games, start.side(start.current))
+    NetworkPlayout(bot.net, every_seat=True).play_out(games, start.side(start.current))
     for a, batched in zip(start.legal_actions(), games):
         g = start.clone()
         g.apply(a)
