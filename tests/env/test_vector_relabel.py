@@ -16,6 +16,7 @@ from allfours.agents.symmetry import (
     to_env_actions,
 )
 from allfours_env.engine import GameState
+from allfours_env.rules import make_rules
 from allfours_env.vector import VectorEnv, points_rewards, relabel_cards
 
 
@@ -99,7 +100,7 @@ def test_matches_option_starts_a_game_at_a_later_match_of_its_seed():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_points_rewards_as_gamestate(players):
-    rules_state = GameState.new(VectorEnv("traditional", 1, players=players).rules, seed=0)
+    rules_state = GameState.new(make_rules("traditional", players=players), seed=0)
     sides = rules_state.rules.sides
     rng = np.random.default_rng(players)
     pts = rng.integers(0, 5, (20, sides))
