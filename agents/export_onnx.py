@@ -61,7 +61,7 @@ class OnnxPolicy(nn.Module):
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor):
         if self.symmetrize:
-            logits = self.net.averaged(observation, action_mask > 0.5)
+            logits = self.net.averaged(observation, action_mask > 0.5, static=True)
         else:
             logits, _ = self.net(observation, action_mask > 0.5, value=False)
         return torch.softmax(logits, dim=-1), logits

@@ -91,19 +91,36 @@ class PolicyNet(nn.Module):
             return logits.gather(1, self.dst_act[key]), v
         return self._forward(obs, mask, priv, value)
 
-    def averaged(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def averaged(self, obs: torch.Tensor, mask: torch.Tensor, static: bool = False) -> torch.Tensor:
         """Log-probabilities averaged over the suit relabellings that leave the position unchanged
         (``allfours.agents.symmetry.SYM_*``: the non-trump suits permuted; every suit at the Yorkshire pitch),
         by the game's action ids, illegal actions at ``MASK_VALUE``.
 
         The game treats the non-trump suits alike but a trained network only approximately does;
         playing the geometric mean of its policies over the relabellings removes that noise (a
-        test-time ensemble of 6 or 24 views in one batch), and the result is exactly symmetric."""
+        test-time ensemble of 6 or 24 views in one batch), and the result is exactly symmetric.
+        The tables list a keyed row's 6 views 4 times over (so every row has 24, a static gather
+        for ONNX: ``static=True``); eagerly a keyed row runs its 6 distinct views only."""
         if self._sym is None:
             self._sym = tuple(torch.from_numpy(t) for t in (symmetry.SYM_OBS, symmetry.SYM_ACT, symmetry.SYM_DST))
-        sym_obs, sym_act, sym_dst = self._sym
         key = self._key(obs)
-        b, k = obs.shape[0], sym_obs.shape[1]
+        if static:
+            return self._average(obs, mask, key, self._sym[0].shape[1])
+        keyed = key < symmetry.NO_KEY
+        if bool(keyed.all()):
+            return self._average(obs, mask, key, symmetry.SYM_DISTINCT)
+        if not bool(keyed.any()):
+            return self._average(obs, mask, key, self._sym[0].shape[1])
+        some = self._average(obs[keyed], mask[keyed], key[keyed], symmetry.SYM_DISTINCT)
+        out = some.new_empty(mask.shape)
+        out[keyed] = some
+        out[~keyed] = self._average(obs[~keyed], mask[~keyed], key[~keyed], self._sym[0].shape[1])
+        return out
+
+    def _average(self, obs, mask, key, k: int) -> torch.Tensor:
+        """``averaged`` over the first ``k`` relabellings of each row's key."""
+        sym_obs, sym_act, sym_dst = (t[:, :k] for t in self._sym)
+        b = obs.shape[0]
         views = obs.unsqueeze(1).expand(b, k, obs.shape[1]).gather(2, sym_obs[key])
         vmask = mask.unsqueeze(1).expand(b, k, mask.shape[1]).gather(2, sym_act[key])
         logits, _ = self.forward(views.reshape(b * k, -1), vmask.reshape(b * k, -1), value=False)

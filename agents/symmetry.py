@@ -97,6 +97,7 @@ def _per_key(keeps) -> tuple[np.ndarray, ...]:
 # Averaging (``PolicyNet.averaged``): the key suit stays in place, the others in every order.
 # relabelled[key, j][:, i] = original[:, SYM_*[key, j, i]]
 SYM_OBS, SYM_ACT, SYM_DST, _ = _per_key(lambda p, key: p[key] == key)
+SYM_DISTINCT = 6  # a keyed row's distinct relabellings: the first 6 of its 24
 
 # Jitter (``canonicalize(..., jitter)``), code ``key * 24 + j``: the key suit first (the canonical
 # relabelling at j = 0), the others in their j-th order.

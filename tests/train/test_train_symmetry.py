@@ -120,6 +120,47 @@ def test_symmetry_tables_keep_the_key_suit():
                 assert list(r[13 * key:13 * key + 13]) == list(range(13 * key, 13 * key + 13))
 
 
+def test_a_keyed_rows_first_relabellings_are_its_distinct_ones():
+    """``averaged`` runs a keyed row's first ``SYM_DISTINCT`` views only: they must be all of them."""
+    from allfours.agents.symmetry import NO_KEY, SYM_ACT, SYM_DISTINCT
+    for key in range(NO_KEY):
+        first = {tuple(r) for r in SYM_ACT[key, :SYM_DISTINCT]}
+        assert len(first) == SYM_DISTINCT == len({tuple(r) for r in SYM_ACT[key]})
+
+
+@pytest.mark.parametrize("preset", ["yorkshire", "traditional"])
+def test_averaged_with_distinct_views_equals_the_static_24_view_average(preset):
+    """The eager average over a keyed row's 6 distinct views (and a mixed batch split by key) gives
+    what the static 24-view graph exported to ONNX gives."""
+    import torch
+
+    from allfours.agents.network import PolicyNet
+    from allfours.agents.symmetry import NO_KEY, key_suits
+
+    torch.manual_seed(0)
+    net = PolicyNet(OBS_SIZE_, 57, [48, 48]).eval()
+    rng = random.Random(3)
+    obs, masks = [], []
+    for seed in range(12):
+        s = GameState.new(preset, seed=seed)
+        for _ in range(seed % 4 * 3):
+            if s.done:
+                break
+            s.apply(rng.choice(s.legal_actions()))
+        if not s.done:
+            obs.append(encode(s, s.current))
+            masks.append(s.legal_mask())
+    o, m = torch.from_numpy(np.stack(obs)), torch.from_numpy(masks_batch(masks))
+    keys = key_suits(np.stack(obs))
+    if preset == "yorkshire":
+        assert (keys == NO_KEY).any() and (keys < NO_KEY).any()
+    with torch.inference_mode():
+        eager, static = net.averaged(o, m), net.averaged(o, m, static=True)
+        one = torch.cat([net.averaged(o[i:i + 1], m[i:i + 1]) for i in range(len(o))])
+    assert torch.allclose(eager, static, atol=1e-5) and torch.allclose(one, static, atol=1e-5)
+    assert (eager.argmax(1) == static.argmax(1)).all()
+
+
 def _relabelled_game(preset, seed, pi):
     s1 = GameState.new(preset, seed=seed)
     deal = {"dealer": s1.dealer, "hands": [[card_code(_relabel(c, pi)) for c in range(52) if h >> c & 1]
