@@ -76,6 +76,13 @@ def _first_paragraph(doc: str | None) -> str:
     return " ".join(doc.strip().split("\n\n")[0].split())
 
 
+def _make(spec: str, preset: str, seed: int, players: int | None):
+    """The agent for ``spec`` at a table of ``players`` (None for a bare ``bot:NAME``: the bot its card
+    shows, so ``bot:traditional`` stays the 4-player one and is refused at a 2-player table); the
+    parts of a composite spec (``search:playout=bot:traditional``) are chosen for the table."""
+    return make_agent(spec, preset=preset, seed=seed, players=players)
+
+
 class BotPool:
     """The bots on offer (``specs``; default: heuristic, search, random and every shipped bot)."""
 
@@ -83,8 +90,8 @@ class BotPool:
         if not specs:
             specs = list(DEFAULT_BOTS) + shipped_bots()
         self.specs = list(dict.fromkeys(specs))
-        self._make = make or (lambda spec, preset, seed: make_agent(spec, preset=preset, seed=seed))
-        self._agents: dict[tuple[str, str], tuple[object, threading.Lock]] = {}
+        self._make = make or _make
+        self._agents: dict[tuple[str, str, int | None], tuple[object, threading.Lock]] = {}
         self._lock = threading.Lock()
         self._cards: dict[str, dict] = {}
 
@@ -97,12 +104,14 @@ class BotPool:
         if spec not in self.specs:
             raise RequestError(422, "unknown_bot", f"bot {spec!r} is not on offer here: choose one of {self.specs}"
                                                    " (GET /v1/bots)")
-        key = (spec, preset)
+        # a bare bot is one agent whatever the table (refused below at another player count)
+        table = None if spec.startswith("bot:") or preset not in PRESETS else players or PRESETS[preset].players
+        key = (spec, preset, table)
         with self._lock:
             entry = self._agents.get(key)
             if entry is None:
                 try:
-                    agent = self._make(spec, preset, 0)
+                    agent = self._make(spec, preset, 0, table)
                 except (ValueError, FileNotFoundError, ImportError) as e:
                     raise RequestError(422, "bot_unavailable",
                                        f"bot {spec!r} cannot play preset {preset!r}: {e}") from None
@@ -122,7 +131,7 @@ class BotPool:
         if spec.startswith("bot:"):
             name = spec.split(":", 1)[1]
             return [BOTS[name][0]] if name in BOTS else [name]
-        for (s, _), (agent, _) in list(self._agents.items()):
+        for (s, _, _), (agent, _) in list(self._agents.items()):
             if s == spec and getattr(agent, "preset", None) in PRESETS:
                 return [agent.preset]
         return list(PRESETS)

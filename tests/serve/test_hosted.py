@@ -377,7 +377,7 @@ def test_a_trained_bot_for_other_rules_is_refused(tmp_path):
         def __call__(self, state, seat):
             return state.legal_actions()[0]
 
-    pool = BotPool(["heuristic", "bot:x"], make=lambda spec, preset, seed: Trained())
+    pool = BotPool(["heuristic", "bot:x"], make=lambda spec, preset, seed, players: Trained())
     with TestClient(create_app(pool=pool, limits=NO_LIMITS)) as c:
         err = error_of(c.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "bot:x"]}), 422)
     assert err["type"] == "bot_unavailable" and "trained for preset 'yorkshire'" in err["message"]

@@ -384,3 +384,21 @@ def test_shipped_bots_are_offered_and_refuse_another_player_count():
         two = views("traditional", {"players": 2}, 2)[0]  # the 4-player bot is not for a 2-player table
         err = error_of(c.post("/v1/act", json={**two, "bot": "bot:traditional"}))
         assert err["type"] == "bot_unavailable" and "trained for 4 players, not 2" in err["message"]
+
+
+def test_a_composite_bot_is_built_for_the_tables_player_count():
+    """``search:playout=bot:traditional`` at a 2-player table plays out with the 2-player bot (as
+    ``allfours eval`` builds it), and one built for a 4-player table is not reused there."""
+    from allfours.agents.serve.core import BotPool
+
+    if not all((REPO_CHECKPOINTS / f"{n}.pt").exists() for n in ("traditional", "traditional_2p")):
+        pytest.skip("the traditional bots are not shipped in this checkout")
+    spec = "search:playout=bot:traditional"
+    pool = BotPool([spec])
+    two, _ = pool.get(spec, "traditional", 2)
+    four, _ = pool.get(spec, "traditional", 4)
+    assert (two.playout.players, four.playout.players) == (2, 4)
+    assert pool.get(spec, "traditional")[0] is four  # the preset's own count
+    with TestClient(create_app(pool=pool)) as c:
+        view = views("traditional", {"players": 2}, 2)[0]
+        assert c.post("/v1/act", json={**view, "bot": spec}).json()["action"] in view["legal_actions"]
