@@ -104,17 +104,14 @@ class PolicyNet(nn.Module):
         if self._sym is None:
             self._sym = tuple(torch.from_numpy(t) for t in (symmetry.SYM_OBS, symmetry.SYM_ACT, symmetry.SYM_DST))
         key = self._key(obs)
+        every = self._sym[0].shape[1]
         if static:
-            return self._average(obs, mask, key, self._sym[0].shape[1])
+            return self._average(obs, mask, key, every)
         keyed = key < symmetry.NO_KEY
-        if bool(keyed.all()):
-            return self._average(obs, mask, key, symmetry.SYM_DISTINCT)
-        if not bool(keyed.any()):
-            return self._average(obs, mask, key, self._sym[0].shape[1])
-        some = self._average(obs[keyed], mask[keyed], key[keyed], symmetry.SYM_DISTINCT)
-        out = some.new_empty(mask.shape)
-        out[keyed] = some
-        out[~keyed] = self._average(obs[~keyed], mask[~keyed], key[~keyed], self._sym[0].shape[1])
+        out = obs.new_empty(mask.shape)
+        for rows, k in ((keyed, symmetry.SYM_DISTINCT), (~keyed, every)):
+            if bool(rows.any()):
+                out[rows] = self._average(obs[rows], mask[rows], key[rows], k)
         return out
 
     def _average(self, obs, mask, key, k: int) -> torch.Tensor:

@@ -76,13 +76,6 @@ def _first_paragraph(doc: str | None) -> str:
     return " ".join(doc.strip().split("\n\n")[0].split())
 
 
-def _make(spec: str, preset: str, seed: int, players: int | None):
-    """The agent for ``spec`` at a table of ``players`` (None for a bare ``bot:NAME``: the bot its card
-    shows, so ``bot:traditional`` stays the 4-player one and is refused at a 2-player table); the
-    parts of a composite spec (``search:playout=bot:traditional``) are chosen for the table."""
-    return make_agent(spec, preset=preset, seed=seed, players=players)
-
-
 class BotPool:
     """The bots on offer (``specs``; default: heuristic, search, random and every shipped bot)."""
 
@@ -90,7 +83,8 @@ class BotPool:
         if not specs:
             specs = list(DEFAULT_BOTS) + shipped_bots()
         self.specs = list(dict.fromkeys(specs))
-        self._make = make or _make
+        self._make = make or (lambda spec, preset, seed, players:
+                              make_agent(spec, preset=preset, seed=seed, players=players))
         self._agents: dict[tuple[str, str, int | None], tuple[object, threading.Lock]] = {}
         self._lock = threading.Lock()
         self._cards: dict[str, dict] = {}
@@ -104,7 +98,8 @@ class BotPool:
         if spec not in self.specs:
             raise RequestError(422, "unknown_bot", f"bot {spec!r} is not on offer here: choose one of {self.specs}"
                                                    " (GET /v1/bots)")
-        # a bare bot is one agent whatever the table (refused below at another player count)
+        # A composite spec (search:playout=bot:traditional) is built for the table's player count; a
+        # bare bot:NAME is the one bot its card shows whatever the table (refused below at another count).
         table = None if spec.startswith("bot:") or preset not in PRESETS else players or PRESETS[preset].players
         key = (spec, preset, table)
         with self._lock:
