@@ -26,6 +26,7 @@ from allfours_env.vector import VectorEnv
 from .base import Agent
 from .heuristic import HeuristicAgent
 from .heuristic_batch import HeuristicBatch
+from .network import greedy_actions
 from .neural import NeuralAgent
 from .random_agent import RandomAgent
 from .registry import make_agent
@@ -86,9 +87,9 @@ class NetworkPlayer(BatchedPlayer):
         o, m = torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(np.ascontiguousarray(mask))
         with torch.inference_mode():
             logits = self.net.averaged(o, m) if self.symmetrize else self.net(o, m, value=False)[0]
-            logits = logits.float().masked_fill(~m, -torch.inf)
             if self.greedy:
-                return logits.argmax(1).numpy().astype(np.int64)
+                return greedy_actions(logits, m).numpy()
+            logits = logits.float().masked_fill(~m, -torch.inf)
             return torch.multinomial(torch.softmax(logits, -1), 1, generator=self.gen).squeeze(1).numpy()
 
 

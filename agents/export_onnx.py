@@ -12,13 +12,16 @@ The ONNX graph (opset 17, batch axis dynamic):
              action_mask  float32 [batch, 57]        1.0 for a legal action, 0.0 otherwise
     outputs  probabilities float32 [batch, 57]       softmax over the legal actions (0 elsewhere)
              logits        float32 [batch, 57]       illegal actions at -1e9
+             action        int64   [batch]           the greedy move: the lowest legal action id whose
+                                                     logit is within TIE_TOLERANCE (1e-4) of the best
 
 Every row needs at least one legal action. The card holds what a frontend needs to use it:
 the observation encoding version and layout (``views``: name -> [start, shape]), the action ids
 (index -> card code or decision word), the preset and rules the policy was trained on, and
 golden test vectors: for states reached in play, the seat's view (the request format of the
-bot server), the observation, the mask and the expected probabilities. A frontend checks its
-own encoder against ``observation`` and its ONNX runtime against ``probabilities``.
+bot server), the observation, the mask, the expected probabilities and the greedy action. A
+frontend checks its own encoder against ``observation`` and its ONNX runtime against
+``probabilities`` and ``action``.
 
 Only a policy network can be exported (``agents.neural.NeuralAgent``): the scripted and search
 bots are code, served by ``allfours serve`` / ``allfours bot`` instead.
@@ -41,15 +44,16 @@ from allfours_env.engine import PLAY
 
 from . import neural
 from .model_card import model_card, rules_of, symmetrized
+from .network import TIE_TOLERANCE, greedy_actions
 from .registry import make_agent
 
 OPSET = 17
 INPUTS = ("observation", "action_mask")
-OUTPUTS = ("probabilities", "logits")
+OUTPUTS = ("probabilities", "logits", "action")
 
 
 class OnnxPolicy(nn.Module):
-    """The exported graph: (observation, float mask) -> (probabilities, masked logits).
+    """The exported graph: (observation, float mask) -> (probabilities, masked logits, greedy action).
 
     With ``symmetrize`` (as the agent plays by default) the graph holds the averaging over suit
     relabellings (``PolicyNet.averaged``) and its logits are those averaged log-probabilities."""
@@ -60,11 +64,12 @@ class OnnxPolicy(nn.Module):
         self.symmetrize = symmetrize
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor):
+        legal = action_mask > 0.5
         if self.symmetrize:
-            logits = self.net.averaged(observation, action_mask > 0.5, static=True)
+            logits = self.net.averaged(observation, legal, static=True)
         else:
-            logits, _ = self.net(observation, action_mask > 0.5, value=False)
-        return torch.softmax(logits, dim=-1), logits
+            logits, _ = self.net(observation, legal, value=False)
+        return torch.softmax(logits, dim=-1), logits, greedy_actions(logits, legal)
 
 
 def load_policy(spec: str, preset: str | None = None):
@@ -98,7 +103,8 @@ def golden_states(rules, n: int, seed: int = 0) -> list[tuple[GameState, int]]:
 
 
 def golden_vectors(agent, rules, n: int = 16, seed: int = 0) -> list[dict]:
-    """Test vectors: the seat's view, observation, mask and the policy's probabilities (from PyTorch)."""
+    """Test vectors: the seat's view, observation, mask, the policy's probabilities (from PyTorch) and
+    the greedy action."""
     out = []
     net = agent.net.eval()
     wrapper = OnnxPolicy(net, symmetrized(agent)).eval()
@@ -107,10 +113,10 @@ def golden_vectors(agent, rules, n: int = 16, seed: int = 0) -> list[dict]:
         mask = np.zeros(NUM_ACTIONS, np.float32)
         mask[state.legal_actions()] = 1.0
         with torch.inference_mode():
-            probs, _ = wrapper(torch.from_numpy(obs)[None], torch.from_numpy(mask)[None])
+            probs, _, action = wrapper(torch.from_numpy(obs)[None], torch.from_numpy(mask)[None])
         view = seat_view(state, seat)
         out.append({"view": view, "observation": [float(x) for x in obs], "action_mask": [int(x) for x in mask],
-                    "probabilities": [float(x) for x in probs[0]]})
+                    "probabilities": [float(x) for x in probs[0]], "action": int(action[0])})
     return out
 
 
@@ -135,7 +141,7 @@ def export(agent, path: str | Path, *, preset: str | None = None, vectors: int =
                               dynamo=False, opset_version=OPSET,
                               dynamic_axes={k: {0: "batch"} for k in INPUTS + OUTPUTS})
     _embed_card(path, card)
-    card = {**card, "onnx_file": path.name, "opset": 18 if dynamo else OPSET,
+    card = {**card, "onnx_file": path.name, "opset": 18 if dynamo else OPSET, "tie_tolerance": TIE_TOLERANCE,
             "golden": golden_vectors(agent, rules, vectors, seed)}
     card_path = path.with_name(path.stem + ".card.json")
     card_path.write_text(_card_json(card))
@@ -162,7 +168,8 @@ def _embed_card(path: Path, card: dict) -> None:
 
 
 def check(onnx_path: str | Path, card: dict | None = None, atol: float = 1e-5) -> float:
-    """Run the ONNX file on its card's golden vectors with onnxruntime; the largest difference (raises if > atol)."""
+    """Run the ONNX file on its card's golden vectors with onnxruntime; the largest difference of the
+    probabilities (raises if > atol, or if a greedy action differs)."""
     import onnxruntime as ort
     onnx_path = Path(onnx_path)
     if card is None:
@@ -171,8 +178,11 @@ def check(onnx_path: str | Path, card: dict | None = None, atol: float = 1e-5) -
     obs = np.array([g["observation"] for g in card["golden"]], np.float32)
     mask = np.array([g["action_mask"] for g in card["golden"]], np.float32)
     want = np.array([g["probabilities"] for g in card["golden"]], np.float32)
-    got = sess.run(["probabilities"], {"observation": obs, "action_mask": mask})[0]
+    got, action = sess.run(["probabilities", "action"], {"observation": obs, "action_mask": mask})
     diff = float(np.abs(got - want).max()) if len(want) else 0.0
     if diff > atol:
         raise ValueError(f"{onnx_path}: onnxruntime differs from PyTorch by {diff:.3g} on the golden vectors")
+    wrong = [i for i, g in enumerate(card["golden"]) if int(action[i]) != g["action"]]
+    if wrong:
+        raise ValueError(f"{onnx_path}: onnxruntime's greedy action differs from PyTorch's on golden vectors {wrong}")
     return diff

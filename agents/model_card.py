@@ -10,6 +10,8 @@ from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import VIEWS
 from allfours_env.rules import OPTION_NAMES, make_rules
 
+from .network import TIE_TOLERANCE
+
 CARD_FORMAT = "allfours-onnx-policy"
 CARD_FORMAT_VERSION = 1
 
@@ -50,8 +52,12 @@ def model_card(agent, preset: str | None = None) -> dict:
                                       "meaning": "softmax over the legal actions; 0 for illegal ones"},
                     "logits": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
                                "meaning": "masked logits (illegal actions at -1e9); when symmetrized, the "
-                                          "log-probabilities averaged over the suit relabellings"}},
-        "play": "greedy: the legal action with the highest probability (ties: the lowest id)",
+                                          "log-probabilities averaged over the suit relabellings"},
+                    "action": {"dtype": "int64", "shape": ["batch"],
+                               "meaning": "the greedy move: the lowest legal action id whose logit is within "
+                                          f"{TIE_TOLERANCE} of the best legal logit"}},
+        "play": (f"greedy: the legal action with the highest logit; legal actions within {TIE_TOLERANCE} of it "
+                 "tie, and the lowest action id among them is played (the graph's 'action' output)"),
         "symmetrized": symmetrized(agent),
         "architecture": net.arch() if hasattr(net, "arch") else None,
         "parameters": int(sum(p.numel() for p in net.parameters())),

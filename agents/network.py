@@ -21,6 +21,11 @@ from torch import nn
 from . import symmetry
 
 MASK_VALUE = -1e9
+# Legal actions whose logit (log-probability) is within this of the best tie; the lowest action id
+# among them is played. The averaged policy gives symmetric cards exactly equal probabilities, so
+# without a tolerance the pick would fall to float rounding, which varies with the CPU's kernels and
+# the batch a row sits in (rounding moves a logit by about 1e-6 at most, far below this).
+TIE_TOLERANCE = 1e-4
 
 
 def _layer(n_in: int, n_out: int, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
@@ -151,10 +156,21 @@ class PolicyNet(nn.Module):
         logits, v = self.forward(obs, mask, priv, value=value)  # raw observations, game action ids
         logp_all = torch.log_softmax(logits, dim=-1)
         if greedy:
-            actions = logits.argmax(dim=-1)
+            actions = greedy_actions(logits, mask)
         else:
             actions = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator).squeeze(-1)
         return actions, logp_all.gather(1, actions[:, None]).squeeze(-1), v
+
+
+def greedy_actions(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The greedy legal action per row (int64): the lowest action id among the legal actions whose
+    logit is within ``TIE_TOLERANCE`` of the row's best. ``logits`` (B, A) may be raw, masked or
+    log-probabilities (a row's constant shift changes nothing); ``mask`` is bool, True = legal."""
+    logits = logits.float().masked_fill(~mask, -torch.inf)
+    best = logits.max(dim=-1, keepdim=True).values
+    ids = torch.arange(logits.shape[-1], device=logits.device).expand_as(logits)
+    near = mask & (logits >= best - TIE_TOLERANCE)
+    return torch.where(near, ids, torch.full_like(ids, logits.shape[-1])).min(dim=-1).values
 
 
 _BF16: bool | None = None

@@ -26,7 +26,7 @@ from allfours_env.cards import NUM_ACTIONS
 from .base import Agent
 from .bots import bot_name
 from .checkpoint import load_checkpoint
-from .network import PolicyNet
+from .network import PolicyNet, greedy_actions
 
 
 class NeuralAgent(Agent):
@@ -65,7 +65,7 @@ class NeuralAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         if self.greedy:
-            return max(legal, key=lambda a: float(logits[a]))
+            return int(greedy_actions(logits[None], torch.from_numpy(self._mask))[0])
         probs = torch.softmax(logits, -1)[legal].tolist()
         return self.rng.choices(legal, weights=probs)[0]
 

@@ -21,6 +21,7 @@ from allfours_env.observation import encode_batch, masks_batch
 
 from .base import Agent
 from .heuristic import HeuristicAgent
+from .network import greedy_actions
 
 
 class NetworkPlayout:
@@ -65,7 +66,7 @@ class NetworkPlayout:
         with torch.inference_mode():
             obs, mask = torch.from_numpy(obs), torch.from_numpy(mask)
             logits = self.net.averaged(obs, mask) if self.symmetrize else self.net(obs, mask, value=False)[0]
-        return logits.argmax(1).tolist()
+        return greedy_actions(logits, mask).tolist()
 
     def play_out(self, games: list[GameState], side: int) -> None:
         """Play every game to the end of its current hand (or match), in place: the network for the

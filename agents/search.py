@@ -181,7 +181,12 @@ class SearchAgent(Agent):
         return equity_for_rules(state.rules) if self.value == "match" else None
 
 
+# Values within this of the best tie (the lowest action id wins): a world's value may come out of
+# numpy's vectorised arithmetic, whose last bit can differ between CPUs.
+VALUE_TOLERANCE = 1e-9
+
+
 def best_action(values: dict[int, float]) -> int:
-    """The action of the highest value, the lowest-numbered one among equals."""
+    """The action of the highest value, the lowest-numbered one among those within ``VALUE_TOLERANCE`` of it."""
     best = max(values.values())
-    return min(a for a, v in values.items() if v == best)
+    return min(a for a, v in values.items() if v >= best - VALUE_TOLERANCE)

@@ -34,6 +34,7 @@ except ImportError as e:  # Ray is an optional extra
 
 from allfours.agents.base import Agent
 from allfours.agents.evaluation import evaluate_agent
+from allfours.agents.network import greedy_actions
 from allfours_env import raw_env
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState, IllegalActionError
@@ -149,7 +150,7 @@ class RLModuleAgent(Agent):
             return legal[0]
         logits = self.logits(state, seat)
         # Pick among the legal ids ourselves rather than trust the mask inside the module.
-        return max(legal, key=lambda a: float(logits[a]))
+        return int(greedy_actions(logits[None], torch.from_numpy(self._mask > 0.5))[0])
 
 
 def rllib_agent(module_or_algorithm, module_id: str = SHARED) -> RLModuleAgent:

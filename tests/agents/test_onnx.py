@@ -56,8 +56,10 @@ def test_onnxruntime_matches_pytorch_on_golden_vectors(exported):
     obs = np.array([g["observation"] for g in card["golden"]], np.float32)
     mask = np.array([g["action_mask"] for g in card["golden"]], np.float32)
     want = np.array([g["probabilities"] for g in card["golden"]], np.float32)
-    probs, logits = sess.run(None, {"observation": obs, "action_mask": mask})
+    assert [o.name for o in sess.get_outputs()] == ["probabilities", "logits", "action"]
+    probs, logits, action = sess.run(None, {"observation": obs, "action_mask": mask})
     assert np.abs(probs - want).max() < 1e-5
+    assert action.tolist() == [g["action"] for g in card["golden"]]
     assert np.all(probs[mask == 0] == 0) and np.allclose(probs.sum(1), 1, atol=1e-5)
     # batch of one works too (dynamic batch axis)
     one = sess.run(["probabilities"], {"observation": obs[:1], "action_mask": mask[:1]})[0]
@@ -69,6 +71,7 @@ def test_onnxruntime_matches_pytorch_on_golden_vectors(exported):
         assert np.array_equal(encode(state, seat), np.array(g["observation"], np.float32))  # the encoder check
         for a, q in agent.policy(state, seat).items():
             assert abs(q - p[a]) < 1e-5
+        assert agent.act(state, seat) == g["action"]  # the graph's greedy move is the agent's, tie rule and all
 
 
 def test_export_refuses_what_is_not_a_network(tmp_path, capsys):
