@@ -7,8 +7,9 @@ BOTS = {"yorkshire": ("yorkshire", 4), "traditional": ("traditional", 4), "tradi
         "seven_up": ("seven_up", 2)}
 
 
-def bot_name(name: str, players: int | None = None) -> str:
-    """The shipped bot for a preset (or bot name) at a player count: ``("traditional", 2)`` -> ``traditional_2p``."""
+def bot_name(name: str, players: int | None = None, game: str | None = None) -> str:
+    """The shipped bot for a preset (or bot name) at a player count: ``("traditional", 2)`` -> ``traditional_2p``.
+    ``game``, the preset of the table, only words the error when there is none."""
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r}: choose one of {sorted(BOTS)}")
     if players is None or BOTS[name][1] == players:
@@ -16,5 +17,9 @@ def bot_name(name: str, players: int | None = None) -> str:
     for other, (preset, n) in BOTS.items():
         if preset == BOTS[name][0] and n == players:
             return other
-    raise ValueError(f"no bot is shipped for {BOTS[name][0]} with {players} players "
-                     f"(shipped: {', '.join(f'{k} ({p}, {n} players)' for k, (p, n) in BOTS.items())})")
+    shipped = ", ".join(f"{k} ({p}, {n} players)" for k, (p, n) in BOTS.items())
+    trained, n = BOTS[name]
+    if game is not None and game != trained:
+        raise ValueError(f"bot:{name} is a network for {trained} with {n} players, not {game} with {players} "
+                         f"players (shipped: {shipped})")
+    raise ValueError(f"no bot is shipped for {trained} with {players} players (shipped: {shipped})")

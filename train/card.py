@@ -57,9 +57,10 @@ def write_card(name: str, results: list[Path], command: str = "", note: str = ""
         f"{prog.get('steps', 0) / 1e6:.1f} M decisions, {prog.get('updates', 0):,} PPO updates "
         f"(budget {cfg.get('max_minutes')} min; optimizer state stripped by `python -m allfours.train.ship`) |",
         f"| play | greedy; the network's policy averaged over the relabellings of the non-trump suits "
-        f"(`PolicyNet.averaged`; `bot:{name}:sym=0` plays the raw network) |",
+        f"(`PolicyNet.averaged`; `bot:{name}:sym=0` plays the raw network); moves within 1e-4 of the best "
+        f"logit tie, the lowest action id is played (docs/protocol.md, ONNX export) |",
         f"| observation encoding | version {ck['encoding_version']} ({ck['obs_size']} floats), action ids 0..56 |",
-        f"| code | {ck.get('code_version')}, {ck.get('created')} |",
+        f"| code | {code_text(ck.get('code_version'), ck.get('created'))} |",
         f"| size | {path.stat().st_size / 1e6:.1f} MB |", "",
         "## Evaluation (duplicate deals, Wilson 95% intervals)", "",
         "| opponent | matches | wins | win rate | 95% CI | points/hand (bot - opp) | command |",
@@ -93,3 +94,14 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def code_text(version: str | None, created: str | None) -> str:
+    """The card's code row in words: ``0.1.0+c7e74b1.dirty`` is package 0.1.0 at commit c7e74b1 with
+    uncommitted changes (the commit alone does not give the code exactly)."""
+    base, _, local = (version or "unknown").partition("+")
+    sha, _, dirty = local.partition(".")
+    where = f" at commit {sha}" + (" with uncommitted changes (`.dirty`: the commit alone does not hold that code)"
+                                   if dirty else "") if sha else ""
+    return (f"trained with allfours {base}{where}, {created}; the checkpoint records it as `{version}`; it plays "
+            "under any release that reads its observation encoding")

@@ -14,6 +14,7 @@ import argparse
 import os
 import signal
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -35,6 +36,16 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # noqa: D401 (argparse's signature)
         message = " ".join(message.split())  # an argument holding a newline stays on the line
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def help_text(doc: str, prog: str) -> tuple[str, str]:
+    """A command's module docstring as plain text for ``--help``: (description, epilog). The
+    ``literal`` marks go, the command's name before the summary too; prose is wrapped to 79 columns
+    and the indented example lines are kept as they are (use with RawDescriptionHelpFormatter)."""
+    paragraphs = [para.replace("``", "") for para in doc.strip().split("\n\n")]
+    summary = paragraphs[0].removeprefix(f"{prog}: ")
+    out = [para if para.startswith("    ") else textwrap.fill(" ".join(para.split()), 79) for para in paragraphs[1:]]
+    return summary[:1].upper() + summary[1:], ("examples:\n" + "\n\n".join(out)) if out else None
 
 
 def fail(prog: str, message: str, status: int = USAGE_ERROR) -> int:

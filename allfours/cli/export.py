@@ -29,8 +29,17 @@ def main(argv: list[str] | None = None) -> int:
         agent = load_policy(args.policy, args.preset)
     except (ValueError, FileNotFoundError) as e:
         return fail(prog, f"argument policy: {e}")
+    trained = getattr(agent, "preset", None)
+    if args.preset and trained and args.preset != trained:  # the card would name a game the network never played
+        players = (agent.meta.get("rules") or {}).get("players")
+        return fail(prog, f"argument --preset: {args.policy!r} is a network for {trained}"
+                          f"{f' with {players} players' if players else ''}, not {args.preset}: leave out --preset "
+                          "(the golden vectors are made in the network's own game)")
     out = Path(args.output or (args.policy.replace(":", "_").replace("/", "_").removesuffix(".pt") + ".onnx"))
-    card = export(agent, out, preset=args.preset, vectors=args.vectors, seed=args.seed, dynamo=args.dynamo)
+    try:
+        card = export(agent, out, preset=args.preset, vectors=args.vectors, seed=args.seed, dynamo=args.dynamo)
+    except OSError as e:  # a folder that exists but takes no files (/proc, a read-only mount)
+        return fail(prog, f"argument -o/--output: cannot write {str(out)!r}: {e.strerror or e}")
     msg = f"wrote {out} and {out.with_name(out.stem + '.card.json')} ({len(card['golden'])} golden vectors)"
     if not args.no_check and card["golden"]:
         try:

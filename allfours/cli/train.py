@@ -8,7 +8,9 @@
 
 Ctrl-C, SIGTERM (``kill``, ``timeout``, a scheduler or container stop) and SIGHUP all stop a run
 the same way: the current step finishes, ``latest.pt`` is written (a further signal cannot
-interrupt that), and the command exits 0 with one line saying how to continue the run.
+interrupt that), and the command exits 0 with one line saying how to continue the run. What the
+run prints also goes to ``train.log`` in the run folder, and a terminal or pipe that goes away (``| tee``
+ended by the same Ctrl-C) stops neither the save nor that line, which the log keeps.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from allfours.train.config import load_config, parse_overrides
 from allfours.train.trainer import RunStop, Trainer
 
 from .common import Parser, UsageError, fail, positive_int, preset
+from .output import logged_output
 
 PROG = "allfours train"
+LOG = "train.log"  # in the run folder: what the run printed, resumes appended
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,8 +89,13 @@ def _run(args, stop: RunStop) -> int:
         if args.config:
             raise UsageError("uses the run's saved config.yaml; give changes as key=value overrides", "--config")
         run_dir = Path(args.resume)
-        if run_dir.is_file():
+        if run_dir.is_file():  # a checkpoint of a run: its folder
+            if not (run_dir.parent / "config.yaml").exists():
+                raise UsageError(f"{args.resume!r} is a file, and its folder {str(run_dir.parent)!r} is not a "
+                                 "training run folder (no config.yaml): give a run folder (runs/NAME)", "--resume")
             run_dir = run_dir.parent
+        elif not run_dir.exists():
+            raise UsageError(f"{args.resume!r} does not exist: give a training run folder (runs/NAME)", "--resume")
         if not (run_dir / "config.yaml").exists():
             raise UsageError(f"{str(run_dir)!r} is not a training run folder (no config.yaml)", "--resume")
         cfg = load_config(run_dir / "config.yaml", args.overrides)
@@ -96,10 +105,7 @@ def _run(args, stop: RunStop) -> int:
     if args.print_config:
         print(yaml.safe_dump(cfg.to_dict(), sort_keys=False), end="")
         return 0
-    if args.resume:
-        trainer = Trainer.resume(run_dir, cfg)
-        print(f"resuming {run_dir} at {trainer.progress['steps']:,} decisions, update {trainer.progress['updates']}")
-    else:
+    if not args.resume:
         name = cfg.run_name or f"{cfg.preset}-{time.strftime('%Y%m%d-%H%M%S')}"
         run_dir = Path(cfg.runs_dir) / name
         if (run_dir / "latest.pt").exists():
@@ -110,6 +116,16 @@ def _run(args, stop: RunStop) -> int:
         except OSError as e:
             raise ValueError(f"cannot create the run folder {str(run_dir)!r} (runs_dir={cfg.runs_dir}, "
                              f"run_name={name}): {e.strerror}") from None
+    # what the run prints also goes to its train.log, and a pipe or terminal that goes away stops nothing
+    with logged_output(run_dir / LOG):
+        return _train(args, cfg, run_dir, stop)
+
+
+def _train(args, cfg, run_dir: Path, stop: RunStop) -> int:
+    if args.resume:
+        trainer = Trainer.resume(run_dir, cfg)
+        print(f"resuming {run_dir} at {trainer.progress['steps']:,} decisions, update {trainer.progress['updates']}")
+    else:
         trainer = Trainer(cfg, run_dir)
         print(f"training {cfg.preset} -> {run_dir}  (tensorboard --logdir {cfg.runs_dir})")
     try:

@@ -213,6 +213,7 @@ def test_ship_strips_training_state_and_keeps_a_loadable_bot(tmp_path):
     assert "| `bot:yorkshire` |" not in text  # the reverse row (random against the bot) is left out
     assert "allfours eval --preset yorkshire --agents bot:yorkshire random --matches 10 --seed 3" in text
     assert f"{ROLLOUT / 1e6:.1f} M decisions" in text and "version 1 (951 floats)" in text
+    assert "| code | trained with allfours " in text and "the lowest action id is played" in text
 
 
 def test_init_from_starts_from_another_runs_weights(tmp_path):

@@ -1,8 +1,10 @@
 """Stopping a training run: SIGTERM, SIGINT and SIGHUP save the last update, a signal during the save
 does not lose it, the run resumes from it; best.pt only after an evaluation."""
 
+import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -96,6 +98,52 @@ def test_a_signal_during_the_save_waits_for_it(tmp_path):
     rc, out, err = run.finish()
     _, m = _check_stopped(run, rc, out, err, "SIGTERM")
     assert "1 further signal during the save waited for it" in m.group(5)
+
+
+def test_ctrl_c_through_a_pipe_whose_reader_dies_too_saves_and_logs(tmp_path):
+    """`allfours train 2>&1 | tee LOG` at a terminal: Ctrl-C's SIGINT ends tee as well, so every later
+    write to the pipe fails (EPIPE). The run still saves, exits 0, and its train.log has all of it."""
+    cmd = [sys.executable, "-m", "allfours", "train", "--config", "smoke", *TINY, f"runs_dir={tmp_path}",
+           "run_name=r", "max_minutes=10", "eval_every_minutes=10", "checkpoint_every_updates=2", "progress_bar=true"]
+    read, write = os.pipe()
+    trainer = subprocess.Popen(cmd, cwd=REPO, stdin=subprocess.DEVNULL, stdout=write, stderr=write,
+                               preexec_fn=os.setpgrp, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    tee = subprocess.Popen(["tee", str(tmp_path / "tee.log")], stdin=read, stdout=subprocess.DEVNULL,
+                           preexec_fn=lambda: os.setpgid(0, trainer.pid))  # one process group, as at a terminal
+    os.close(read)  # tee holds the only reading end: once it dies, the trainer's writes fail
+    os.close(write)
+    try:
+        latest = tmp_path / "r" / "latest.pt"
+        deadline = time.time() + 150
+        while not (latest.exists() and load_checkpoint(latest)["progress"]["updates"] >= 2):
+            assert trainer.poll() is None and time.time() < deadline, "no checkpoint of update 2 in time"
+            time.sleep(0.05)
+        os.killpg(trainer.pid, signal.SIGINT)
+        assert tee.wait(timeout=30) == -signal.SIGINT  # the reader is gone ...
+        rc = trainer.wait(timeout=120)  # ... and the trainer, writing into its closed pipe, carries on
+    finally:
+        for proc in (trainer, tee):
+            if proc.poll() is None:
+                proc.kill()
+    assert rc == 0
+    log = (tmp_path / "r" / "train.log").read_text()
+    assert "Traceback" not in log and "BrokenPipe" not in log, log
+    assert log.startswith(f"training yorkshire -> {tmp_path / 'r'}")
+    assert "stopping (SIGINT): saving" in log
+    last = log.strip().splitlines()[-1]
+    m = STOPPED.search(last)
+    assert m and m.group(1) == "SIGINT", last
+    ck = load_checkpoint(tmp_path / "r" / "latest.pt")
+    assert ck["progress"]["updates"] == int(m.group(3)) >= 2
+    assert "\r" not in log  # the bar's redraws are not in the log, its last state on a line is
+    # a resume appends to the same log
+    argv = m.group(6).split()[2:] + [f"total_steps={ck['progress']['steps'] + ROLLOUT}", "max_minutes=0",
+                                     "progress_bar=false"]
+    assert main(argv) == 0
+    again = (tmp_path / "r" / "train.log").read_text()
+    assert again.startswith(log) and f"resuming {tmp_path / 'r'} at " in again[len(log):]
+    done = f"done: {ck['progress']['steps'] + ROLLOUT:,} decisions"
+    assert any(line.startswith(done) for line in again[len(log):].splitlines()), again[len(log):]
 
 
 # ------------------------------------------------------------------ in-process: the same paths, deterministically
