@@ -1,4 +1,4 @@
-"""Cards, card codes and action ids (SPEC section 6).
+"""Cards, card codes and action ids (docs/rules.md section 6).
 
 A card id is ``suit * 13 + rank`` with suits ``C D H S`` = 0..3 and ranks
 ``2 3 4 5 6 7 8 9 T J Q K A`` = 0..12, so "2C" = 0 and "AS" = 51. Hands and other

@@ -18,7 +18,7 @@ TURN_UP = -1  # stock_layout's entry for a turned-up card
 def stock_layout(n: int, eldest: int, runs: int) -> list[int]:
     """Who takes each used stock position of a turn-up deal: the first turn-up, then per run of the
     pack three cards to each seat from the eldest round to the dealer, then the next turn-up.
-    Entries are seats, ``TURN_UP`` for a turned-up card (SPEC section 2)."""
+    Entries are seats, ``TURN_UP`` for a turned-up card (docs/rules.md section 2)."""
     one_run = [(eldest + i) % n for i in range(n) for _ in range(3)] + [TURN_UP]
     return [TURN_UP] + one_run * runs
 

@@ -4,7 +4,7 @@
 ``clone()`` and the scoring. Cards are ids 0..51 and sets of cards are int bitmasks (see
 ``cards.py``), which keeps random legal play at a few microseconds a decision.
 
-Life of a hand (SPEC sections 2-5):
+Life of a hand (docs/rules.md sections 2-5):
   deal -> [turn-up presets: STAND/BEG by the eldest, then GIVE_ONE/RUN_PACK by the dealer]
        -> play tricks (the first lead sets trump in Yorkshire) -> score High, Low, Jack, Game
        -> next hand with the deal passed on, until a side reaches the target.
@@ -63,7 +63,7 @@ class GameState:
     @classmethod
     def new(cls, rules: Rules | str = "yorkshire", seed: int | None = None, deal: dict | None = None,
             scores: list | None = None, **options) -> GameState:
-        """A fresh match. ``deal`` = {"dealer", "hands", "stock"} fixes the first hand (SPEC 6)."""
+        """A fresh match. ``deal`` = {"dealer", "hands", "stock"} fixes the first hand (docs/rules.md section 6)."""
         if not isinstance(rules, Rules) or options:
             rules = make_rules(rules, **options)
         if seed is None:

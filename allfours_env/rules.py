@@ -1,4 +1,4 @@
-"""Presets (one per rule text) and the options a user may override (SPEC sections 1-5).
+"""Presets (one per rule text) and the options a user may override (docs/rules.md sections 1-5).
 
 ``make_rules(preset, **options)`` validates everything and returns a frozen ``Rules``; every
 other module reads the rules from it and never hard-codes a preset.

@@ -1,4 +1,4 @@
-"""Scoring a hand on the engine's representation (SPEC section 5): High, Low, Jack, Game.
+"""Scoring a hand on the engine's representation (docs/rules.md section 5): High, Low, Jack, Game.
 
 ``GameState`` scores with these and the search solver values its leaves with them, so a rule is
 written once. Sides are ints (``rules.side_of``); "no side" is None.

@@ -1,6 +1,6 @@
 """Trick play on the engine's representation (card ids, int masks): what may be played, who wins.
 
-SPEC section 4. ``GameState`` and the search solver both call these, so a rule is written once.
+docs/rules.md section 4. ``GameState`` and the search solver both call these, so a rule is written once.
 Suits are 0..3; ``led`` is -1 while the trick is empty (the leader may play anything).
 """
 

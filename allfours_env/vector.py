@@ -3,7 +3,7 @@
 | Import             | `from allfours_env.vector import VectorEnv`                        |
 |--------------------|--------------------------------------------------------------------|
 | Construct          | `VectorEnv(preset, num_envs, observations=True, **options)`       |
-| Actions            | int array (N,), the same 57 ids as `env()` (SPEC 6)                |
+| Actions            | int array (N,), the same 57 ids as `env()` (docs/rules.md section 6) |
 | Observation        | float32 (N, OBS_SIZE): exactly `observation.encode` of the seat to move |
 | Action mask        | bool (N, 57): the legal actions of the seat to move                |
 | Rewards            | float32 (N, players): what `env()` gives each seat on that step    |
@@ -26,7 +26,9 @@ them into the caller's arrays, else into buffers the next call overwrites. `obse
 encodes any seat's view, for a critic or an opponent, and with `suit_order=` (N, 4) in a
 relabelling of the suits (a learner's canonical form, trump first, in the same pass); `legal_mask`
 gives the masks, relabelled alike; `random_actions(rng)` draws a uniformly
-random legal action in every game. A bad action array (wrong length, not integers, out of
+random legal action in every game. `step(actions, hold=waiting)` leaves the games where
+`waiting` (bool, N) is True exactly as they are (a single-agent learner's games wait so while the
+other seats move in the rest). A bad action array (wrong length, not integers, out of
 range, or illegal in any game: `IllegalActionError`) raises one ValueError and changes nothing.
 
 ### Rewards
@@ -133,7 +135,7 @@ def shuffled_deal(players: int, seeds, matches, deals, eldest) -> tuple[np.ndarr
 
 
 def first_dealers(rules: Rules, seeds, matches) -> np.ndarray:
-    """The first dealer of each match by the preset's procedure (SPEC 2), from the seed's stream."""
+    """The first dealer of each match by the preset's procedure (docs/rules.md section 2), from the seed's stream."""
     n = rules.players
     seeds, matches = np.asarray(seeds, U64), np.asarray(matches, U64)
     if rules.first_dealer == "jack":  # deal face up from seat 0 until a jack: its recipient pitches
@@ -253,6 +255,20 @@ class _Games:
 
     def arrays(self) -> list[np.ndarray]:
         return [v for v in vars(self).values() if isinstance(v, np.ndarray)]
+
+    def save_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The state of the games in ``rows``: their rows of every per-game array (constants left out;
+        a table whose length happens to equal ``num`` is saved too, harmlessly)."""
+        return {k: v[rows] for k, v in vars(self).items() if isinstance(v, np.ndarray) and v.ndim
+                and v.shape[0] == self.num and k not in ("rows", "base")}
+
+    def restore_rows(self, rows: np.ndarray, saved: dict[str, np.ndarray]) -> None:
+        """Put the games in ``rows`` back as ``save_rows`` found them; this step reports nothing of them."""
+        for k, v in saved.items():
+            getattr(self, k)[rows] = v
+        self.res_n[rows] = 0
+        self.res[rows] = self.res_clear
+        self.new_deal[rows] = False
 
     def results(self) -> dict:
         """A copy of the step's hand results as named arrays (see the module docstring's Infos)."""
@@ -441,7 +457,7 @@ class _Games:
     # ------------------------------------------------------------------ scoring
     def _tally(self, rows, sides, pts) -> np.ndarray:
         """Award the (side, points) columns of ``sides``/``pts`` (side -1: nobody) in order, stopping the
-        moment a side reaches the target (SPEC 5); True where that ended the match."""
+        moment a side reaches the target (docs/rules.md section 5); True where that ended the match."""
         sc = self.scores[rows]
         before = sc.copy()
         alive = ~self.done[rows]
@@ -575,6 +591,30 @@ class _Games:
         out[:, N_BITS:] = _scale_floats(raw)
 
 
+class _VectorDealt(GameState):
+    """A ``GameState`` dealt by the batched engine's generator: game ``vmatch`` of seed ``vseed``
+    (class attributes of a subclass made per match by ``twin_state``, so that ``clone`` keeps them)."""
+
+    __slots__ = ()
+    vseed, vmatch = 0, 0
+
+    def _first_dealer(self) -> int:
+        return int(first_dealers(self.rules, [self.vseed], [self.vmatch])[0])
+
+    def _deal_random(self) -> None:
+        hands, stock = shuffled_deal(self.n, [self.vseed], [self.vmatch], [self.deals], [self.eldest])
+        self._deal_cards([int(m) for m in hands[0]], [int(c) for c in stock[0]])
+
+
+def twin_state(rules: Rules, seed: int, match: int = 0, deal=None, scores=None) -> GameState:
+    """The ``GameState`` of match ``match`` of a ``VectorEnv`` game seeded ``seed``: the same first
+    dealer and every deal of that match, as ``reset``/``step`` deal it (``deal``/``scores`` as in
+    ``reset(options=...)``). A match the vector engine skips (won by its first turn-up) is returned
+    as it is: ``done``."""
+    cls = type("VectorDealt", (_VectorDealt,), {"__slots__": (), "vseed": int(seed), "vmatch": int(match)})
+    return cls.new(rules, seed=0, deal=deal, scores=scores)
+
+
 # ---------------------------------------------------------------------------- the public API
 class VectorEnv:
     """``num_envs`` games of one preset stepped together (see the module docstring)."""
@@ -615,12 +655,26 @@ class VectorEnv:
         self._ready = True
         return self._outputs(obs_out, mask_out)
 
-    def step(self, actions, *, obs_out=None, mask_out=None):
-        """Play one action in every game -> (obs, mask, seat_to_move, rewards, terminated, info)."""
+    def step(self, actions, *, hold=None, obs_out=None, mask_out=None):
+        """Play one action in every game -> (obs, mask, seat_to_move, rewards, terminated, info).
+
+        ``hold`` (bool, N): games that stay exactly as they are this step (their actions are ignored,
+        their rewards 0, nothing ends): a single-agent learner's games wait so while the other seats
+        of the rest move."""
         if not self._ready:
             raise ValueError("call reset() before step()")
         g = self._g
-        g.apply(self._check_actions(actions))
+        held = self._check_hold(hold)
+        acts = np.asarray(actions)
+        if held.size and acts.shape == (self.num_envs,) and acts.dtype.kind in "iu":
+            acts = acts.astype(np.int64)  # a copy: any legal action stands in for theirs, the lowest
+            low = g.legal[held] & (~g.legal[held] + ONE)
+            acts[held] = np.bitwise_count(low - ONE)
+        acts = self._check_actions(acts)
+        saved = g.save_rows(held) if held.size else None
+        g.apply(acts)
+        if saved is not None:
+            g.restore_rows(held, saved)
         rewards = self._rewards()
         terminated = g.done.copy()
         info = {"scores": g.scores.copy(), "winner": g.winner.copy(), "hands_ended": g.res_n.copy(),
@@ -795,6 +849,16 @@ class VectorEnv:
             raise ValueError(f"reset option 'matches' must hold ints from 0 to 2**40 - 1 (or None), got "
                              f"{lists['matches']!r}")
         return deals, scores, np.array(matches, U64)
+
+    def _check_hold(self, hold) -> np.ndarray:
+        """The games ``hold`` names (a bool array, one per game), as indices."""
+        if hold is None:
+            return np.zeros(0, np.int64)
+        h = np.asarray(hold)
+        if h.shape != (self.num_envs,) or h.dtype != np.bool_:
+            raise ValueError(f"hold must be a bool array with one entry per game ({self.num_envs}), "
+                             f"got {h.dtype} of shape {h.shape}")
+        return np.flatnonzero(h)
 
     def _check_actions(self, actions) -> np.ndarray:
         a = np.asarray(actions)

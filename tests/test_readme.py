@@ -1,9 +1,11 @@
 """README.md and docs/*.md: the README's Python runs as printed, its set-up commands are there, and
-every relative link points at a file of the repository (and none at a spec outside it)."""
+every relative link points at a file of the repository; and no file of the repository cites a rules
+text outside it (the rules a user has are docs/rules.md, cited by its section numbers)."""
 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +20,39 @@ FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 INLINE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFDEF = re.compile(r"^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
 EXTERNAL = ("http://", "https://", "mailto:", "#")
-# The rules text outside the repository, by path or as "SPEC section 6" ("--bot SPEC" is a metavar, not a citation).
-CITATION = re.compile(r"\.\./shared|/shared/|SPEC\.md|\bSPEC (?:sections?|\d)")
+# A rules text outside the repository, cited by its folder ("../shared", "/shared/"), a file's name ("SPEC.md",
+# a rule text's "000_abc7a9a23a003b27.txt") or the word SPEC in any form: "SPEC section 6", "SPEC sections 1-5",
+# "section 6 of SPEC", "SPEC §6", "SPEC 2-5", "SPEC 1/4", "SPEC:", "the SPEC" (and "Spec section 6", "spec §6").
+CITATION = re.compile(r"(?i:\bspec(?:ification)?\s*(?:§\s*\d*|sections?\s*\d+)"
+                      r"|\bsections?\s+\d[\d\s,\-–and]*\bof\s+(?:the\s+)?spec(?:ification)?\b|\bspec(?:ification)?\.md\b)"
+                      r"|\.\./shared|/shared/|\b\d{3}_[0-9a-f]{16}\.txt\b|\bSPEC\b(?: ?\d+)?")
+# The word SPEC where it cites nothing: a command-line metavar (metavar="SPEC", "--bot SPEC ...") or a Python
+# name (SPEC = ..., SPEC.loader, f(SPEC)).
+NOT_CITATION = re.compile(r'"SPEC"|--[\w-]+[ =]SPEC\b|\bSPEC\s*=(?!=)|\bSPEC\.(?!md\b)\w|\w\(SPEC\)')
+# The files of the repository a user clones that can hold a citation (this file names the forms on purpose).
+TEXT_SUFFIXES = {".py", ".md", ".js", ".html", ".css", ".toml", ".yaml", ".yml", ".sh", ".txt", ".cfg", ".ini", ".json"}
+NOT_IN_A_CLONE = {".git", ".venv", "venv", "runs", "build", "dist", "node_modules", "__pycache__", ".pytest_cache",
+                  ".ruff_cache"}
+
+
+def citations(text: str) -> list[tuple[int, str]]:
+    """(line, text) of each citation of a rules text outside the repository in ``text``."""
+    allowed = [m.span() for m in NOT_CITATION.finditer(text)]
+    return [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in CITATION.finditer(text)
+            if not any(a <= m.start() < b for a, b in allowed)]
+
+
+def repository_files(root: Path = ROOT) -> list[Path]:
+    """The text files of a clone: git's tracked and untracked-but-not-ignored files, else a walk of ``root``."""
+    git = shutil.which("git")
+    proc = subprocess.run([git, "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                          capture_output=True, text=True, timeout=60) if git else None
+    if proc is not None and proc.returncode == 0 and proc.stdout:
+        paths = [root / name for name in proc.stdout.split("\0") if name]
+    else:
+        paths = [p for p in root.rglob("*") if not NOT_IN_A_CLONE.intersection(p.relative_to(root).parts)
+                 and not any(part.endswith(".egg-info") for part in p.relative_to(root).parts)]
+    return sorted(p for p in paths if p.is_file() and (p.suffix in TEXT_SUFFIXES or p.parent.name == ".ci"))
 
 
 def blocks(lang: str) -> list[str]:
@@ -82,8 +115,19 @@ def test_relative_links_point_at_repository_files(path):
 
 @pytest.mark.parametrize("path", [README, *DOCS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_citation_outside_the_repository(path):
-    found = sorted({m.group(0) for m in CITATION.finditer(path.read_text())})
-    assert not found, f"{path.relative_to(ROOT)} cites {found}: the rules live in docs/rules.md"
+    found = citations(path.read_text())
+    assert not found, f"{path.relative_to(ROOT)} cites (line, text) {found}: the rules live in docs/rules.md"
+
+
+def test_no_file_of_the_repository_cites_a_rules_text_outside_it():
+    """Code, tests, docs and pages cite docs/rules.md by section ("docs/rules.md section 6"), never a SPEC."""
+    files = [p for p in repository_files() if p != Path(__file__).resolve()]
+    assert any(p.name == "engine.py" for p in files), "the repository's files were not found"
+    found = [f"{p.relative_to(ROOT)}:{line}: {text}" for p in files
+             for line, text in citations(p.read_text(errors="replace"))]
+    if found:  # pytest.fail, not assert: the list once, one citation a line
+        pytest.fail(f"{len(found)} citations of a rules text outside the repository (cite docs/rules.md section N;"
+                    " its sections 1-6 are the ones cited):\n" + "\n".join(found), pytrace=False)
 
 
 def test_the_checks_catch_what_they_look_for(tmp_path):
@@ -96,5 +140,15 @@ def test_the_checks_catch_what_they_look_for(tmp_path):
                     "[web](https://example.org) [here](#anchor)\n[ref]: other.md\n"
                     "```\n[code](not-a-link.md)\n```\n")
     assert broken_links(page, root) == ["missing.md#top", "../../outside.md", "other.md"]
-    text = "see ../shared/SPEC.md and SPEC section 6; allfours serve --bot SPEC ..."
-    assert [m.group(0) for m in CITATION.finditer(text)] == ["../shared", "SPEC.md", "SPEC section"]
+    forms = ["../shared", "SPEC.md", "/shared/", "003_10a6efb2abdaf8d2.txt", "SPEC section 6", "SPEC sections 1",
+             "section 6 of SPEC", "sections 2-5 of the SPEC", "SPEC §6", "SPEC § 6", "SPEC 2", "SPEC 1", "SPEC",
+             "SPEC", "Spec section 4", "spec §5", "SPEC"]
+    text = ("see ../shared/SPEC.md, /work/shared/seeds/003_10a6efb2abdaf8d2.txt, SPEC section 6, SPEC sections 1-5,\n"
+            "section 6 of SPEC, sections 2-5 of the SPEC, SPEC §6, SPEC § 6, (SPEC 2-5), SPEC 1/4, SPEC: suits,\n"
+            "as the SPEC says, Spec section 4, spec §5, (SPEC)")
+    assert [t for _, t in citations(text)] == forms
+    assert [line for line, _ in citations(text)][-1] == 3
+    not_citations = ('allfours serve --bot SPEC ... [--agents SPEC]; metavar="SPEC"; SPEC = spec_from(x)\n'
+                     "module_from_spec(SPEC); SPEC.loader.exec_module(m); an agent spec, specs; SPECIAL, SPEC_X;"
+                     " docs/rules.md section 6")
+    assert citations(not_citations) == []

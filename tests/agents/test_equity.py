@@ -37,7 +37,7 @@ def test_one_point_hands_give_the_classic_race():
 
 
 def test_points_stop_at_the_target_in_scoring_order():
-    """SPEC 5: "In this order, stopping the moment a side reaches the target": at 10-10 an outcome's
+    """docs/rules.md section 5: In this order, stopping the moment a side reaches the target: at 10-10 an outcome's
     first award decides the match."""
     # Every hand: one point to the side that does not deal, then one to the dealer's side.
     E = equity_table(Counter({((1, 1), (0, 1)): 1}), 11)

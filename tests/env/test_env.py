@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment, its observations and its public contract (SPEC section 6)."""
+"""The PettingZoo AEC environment, its observations and its public contract (docs/rules.md section 6)."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def test_bad_reset_options_raise_value_error():
 
 
 def test_pitchers_partner_sees_an_empty_hand_until_the_lead():
-    """SPEC 4 / Yorkshire 02: "The pitcher's partner must not look at their hand until that lead"."""
+    """docs/rules.md section 4 / Yorkshire 02: "The pitcher's partner must not look at their hand until that lead"."""
     e = env("yorkshire")
     e.reset(seed=0, options={"deal": YORK_DEAL})
     partner = "player_2"  # pitcher is seat 0 (dealer 3)

@@ -1,6 +1,6 @@
-"""Invalid input raises a clear ValueError naming what is wrong (SPEC 6: "Invalid input to any public
+"""Invalid input raises a clear ValueError naming what is wrong (docs/rules.md section 6: Invalid input to any public
 function (a bad preset name, an unknown option, a malformed or impossible deal, a bad card code)
-raises a clear `ValueError` naming what is wrong.")."""
+raises a clear `ValueError` naming what is wrong.)."""
 
 from __future__ import annotations
 
@@ -379,7 +379,8 @@ def test_action_name_out_of_range(action):
 
 
 def test_card_codes_round_trip():
-    """SPEC 6: card id = suit * 13 + rank; "2C" = 0, "AS" = 51, "TH" the ten of hearts; decisions 52..56."""
+    """docs/rules.md section 6: card id = suit * 13 + rank; "2C" = 0, "AS" = 51, "TH" the ten of hearts;
+    decisions 52..56."""
     assert parse_card("2C") == 0 and parse_card("AS") == 51 and parse_card("TH") == 2 * 13 + 8
     assert [action_name(a) for a in range(52, 57)] == ["STAND", "BEG", "GIVE_ONE", "RUN_PACK", "THROW_IN"]
     assert all(parse_action(action_name(a)) == a for a in range(57))

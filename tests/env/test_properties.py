@@ -1,6 +1,6 @@
 """Property tests of the rules engine over every preset and player count (hypothesis).
 
-Random legal play is checked against an independent model of the rules (SPEC 2-5): the legal
+Random legal play is checked against an independent model of the rules (docs/rules.md sections 2-5): the legal
 actions, where every card is, who wins each trick, the four categories, turn-up points and take-one,
 and how the score moves, hand after hand until the match ends.
 """
@@ -67,7 +67,7 @@ def side(s: GameState, seat: int) -> int:
 
 
 def model_legal(s: GameState) -> set[int]:
-    """SPEC 3-4, written out independently of the engine."""
+    """docs/rules.md sections 3-4, written out independently of the engine."""
     if s.done:
         return set()
     if s.phase == engine.STAND_OR_BEG:
@@ -141,7 +141,7 @@ def check_cards(s: GameState) -> None:
 
 
 def model_categories(s: GameState) -> dict:
-    """High, Low, Jack, Game of a finished hand from the deal and the trick record (SPEC 5)."""
+    """High, Low, Jack, Game of a finished hand from the deal and the trick record (docs/rules.md section 5)."""
     trump, n = s.trump, s.n
     cap = [0] * s.sides
     for plays, thrown, winner in s.tricks:
@@ -193,7 +193,7 @@ def kick(s: GameState, card: int) -> int:
 
 
 def predict_run(s: GameState):
-    """Cards turned up by RUN_PACK from this state, and whether the stock runs out (SPEC 2)."""
+    """Cards turned up by RUN_PACK from this state, and whether the stock runs out (docs/rules.md section 2)."""
     n, pos, first = s.n, s.stock_pos, s.turnup // 13
     turned, batches = [], []
     while True:
@@ -241,7 +241,7 @@ class MatchChecker:
         assert legal, "no legal action for the player to move"
         assert set(legal) == model_legal(s)
         assert a in legal
-        # SPEC 4: only the Yorkshire pitcher's partner, only before the first card is led
+        # docs/rules.md section 4: only the Yorkshire pitcher's partner, only before the first card is led
         hidden = [s.rules.preset == "yorkshire" and s.phase == engine.PLAY and not s.tricks and not s.trick
                   and p == (s.eldest + 2) % s.n for p in range(s.n)]
         assert [s.hidden_hand(p) for p in range(s.n)] == hidden
@@ -393,7 +393,7 @@ def test_clone_is_independent_and_replays_identically(cfg, seed, play_seed, cut)
 @profile(60)
 @given(cfg=st.sampled_from(CONFIGS), seed=st.integers(0, 2**62), play_seed=st.integers(0, 2**32))
 def test_same_seed_same_match(cfg, seed, play_seed):
-    """SPEC 6: "the same seed gives the same match" — first dealer, every deal, every turn-up."""
+    """docs/rules.md section 6: "the same seed gives the same match" — first dealer, every deal, every turn-up."""
     preset, opts = cfg
     runs = []
     for _ in range(2):
@@ -442,7 +442,7 @@ def _seed_where_next_turn_up_wins() -> int:
 
 
 def test_next_deals_turned_up_jack_can_win_in_the_same_action():
-    """SPEC 5: turn-up points are scored "before play" of the next hand, "stopping the moment a side
+    """docs/rules.md section 5: turn-up points are scored "before play" of the next hand, "stopping the moment a side
     reaches the target": the action ending one hand can deal the next, whose turn-up wins."""
     s, before = _play_split_hand(_seed_where_next_turn_up_wins())
     assert before == [4, 2]
@@ -451,7 +451,7 @@ def test_next_deals_turned_up_jack_can_win_in_the_same_action():
 
 
 def test_score_moves_by_the_reported_points_when_the_next_turn_up_wins():
-    """SPEC 6: "When a hand ends, every agent's info holds "hand_result"" / "points counts everything
+    """docs/rules.md section 6: When a hand ends, every agent's info holds hand_result"" / "points counts everything
     the side scored in that hand" — every point added in one action is reported in a hand result:
     the played hand keeps its categories, and the turn-up hand that won the match follows it."""
     s, before = _play_split_hand(_seed_where_next_turn_up_wins())

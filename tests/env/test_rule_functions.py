@@ -126,7 +126,8 @@ def test_trump_holders_are_the_original_holders():
     # original holders of the lowest trump in play, whoever captures it."
     dealt = [mask("3H", "AC"), mask("KH", "2D"), mask("JH"), mask("5S")]
     assert trump_holders(dealt, H) == (1, 0, 2)
-    # SPEC 5: "If only one trump was dealt it is both High and Low." Y 04: "An undealt jack supplies no point."
+    # docs/rules.md section 5: If only one trump was dealt it is both High and Low.
+    # Y 04: "An undealt jack supplies no point."
     assert trump_holders(dealt, S) == (3, 3, None)
     assert trump_holders(dealt, D) == (1, 1, None)
 
@@ -185,8 +186,8 @@ def test_engine_hand_result_is_hand_awards(preset, opts):
 
 # ---------------------------------------------------------------------- the stock and the unseen cards
 def test_stock_layout_of_running_the_pack():
-    # SPEC 2: "three more cards to each player starting with the eldest and ending with the dealer, then
-    # the next card is turned up." T: "Keep dealing three-card batches and turning up cards until a new
+    # docs/rules.md section 2: three more cards to each player starting with the eldest and ending with the dealer, then
+    # the next card is turned up. T: "Keep dealing three-card batches and turning up cards until a new
     # suit appears."
     assert stock_layout(4, 1, 0) == [TURN_UP]
     assert stock_layout(4, 1, 2) == [TURN_UP] + ([1, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0, 0, TURN_UP] * 2)
@@ -238,7 +239,7 @@ def test_assign_cards_respects_voids_and_sizes():
 
 # ---------------------------------------------------------------------- sides
 def test_one_side_rule():
-    # SPEC 2: "In 4-player games side = seat % 2; otherwise side = seat."
+    # docs/rules.md section 2: In 4-player games side = seat % 2; otherwise side = seat.
     assert [side_of(s, 4) for s in range(4)] == [0, 1, 0, 1]
     assert [side_of(s, 3) for s in range(3)] == [0, 1, 2]
     for players in (2, 3, 4):

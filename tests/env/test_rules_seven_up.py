@@ -1,7 +1,8 @@
 """Rule tests for the ``seven_up`` preset, one or more per sentence of the rule text.
 
-Rule text: /work/shared/seeds/003_10a6efb2abdaf8d2.txt ("All-Fours", Old Sledge / Seven Up); open
-points settled by SPEC.md. Every test quotes the sentence it checks.
+Rule text: "All-Fours" (Old Sledge / Seven Up; docs/rules.md section 1); what it leaves open is
+settled in docs/rules.md. Each test names the rule it checks: by the text's words, by its
+docs/rules.md section, or both.
 
 Two players. Most tests use dealer 1, so seat 0 is the elder hand (decides to stand or beg and
 leads). The stock is top first: the turn-up ("the thirteenth"), then while running the pack three
@@ -58,7 +59,8 @@ SPLIT_SCRIPT = ("STAND", "AH", "3H", "2C", "JH")
 
 
 def test_two_players_full_pack():
-    """"is usually played by two players, with the full pack of fifty-two cards" (SPEC 1: 2 players)."""
+    """"is usually played by two players, with the full pack of fifty-two cards" (docs/rules.md
+    section 1: 2 players)."""
     s = GameState.new("seven_up", seed=2)
     assert s.n == 2 and s.scores == s.hand_points  # from zero: only a turned-up jack can have scored
     assert [ncards(h) for h in s.hands] == [6, 6]
@@ -122,7 +124,7 @@ def test_jack_to_the_winner_of_its_trick_one_point():
 @pytest.mark.parametrize("card,value", [("TC", 10), ("AC", 4), ("KC", 3), ("QC", 2), ("JC", 1), ("9C", 0)])
 def test_game_scale(card, value):
     """"For each ten (trump or otherwise) 10 / For each ace 4 / For each king 3 / For each queen 2 /
-    For each knave 1" (SPEC 5: others 0)."""
+    For each knave 1" (docs/rules.md section 5: others 0)."""
     hands = [["2H", "3H", "4H", "5H", "6H", "7H"], [card, "2D", "3D", "4D", "5D", "6D"]]
     s = seven(hands, top=("8H",))
     play(s, "STAND")
@@ -199,7 +201,7 @@ def rigged(monkeypatch):
 def test_cut_for_deal_highest_card_deals(rigged, cuts, high_dealer, low_dealer):
     """"The players cut for deal, the highest card having the preference. (This is the old-fashioned
     rule, but at the present day the Whist rule of "lowest card deals" is frequently followed.)"
-    (SPEC 2: highest deals; ``low_cut_deals`` selects the Whist rule.)"""
+    (docs/rules.md section 2: highest deals; ``low_cut_deals`` selects the Whist rule.)"""
     rigged.cuts = list(cuts)
     s = GameState.new("seven_up", seed=1)
     assert rigged.cuts == [], "the first dealer was not chosen by cutting"
@@ -221,7 +223,7 @@ def test_cut_high_and_low_rules_choose_opposite_dealers():
 
 
 def test_low_cut_deals_only_for_a_cutting_preset():
-    """SPEC 2: the Whist "lowest deals" rule is an option of the cut (seven_up)."""
+    """docs/rules.md section 2: the Whist "lowest deals" rule is an option of the cut (seven_up)."""
     with pytest.raises(ValueError, match="low_cut_deals"):
         GameState.new("yorkshire", low_cut_deals=True)
 
@@ -289,8 +291,8 @@ def test_same_suit_again_three_more_each_turning_up_the_seventh():
 
 
 def test_pack_runs_out_redeal_by_same_dealer_keeping_jack_points():
-    """SPEC 2: "If the stock cannot supply a full round of batches plus a turn-up, the hand is redealt
-    by the same dealer; points already scored from turn-ups stay." — hearts turn up six times."""
+    """docs/rules.md section 2: If the stock cannot supply a full round of batches plus a turn-up, the hand is redealt
+    by the same dealer; points already scored from turn-ups stay. — hearts turn up six times."""
     hearts = ["2H", "3H", "4H", "JH", "7H", "8H"]
     rest = stock_for(PLAIN, hearts)[6:]
     top = []
@@ -318,7 +320,8 @@ def test_turned_up_knave_scores_one_to_the_dealer():
 
 @pytest.mark.parametrize("rank", ["A", "6", "K", "T", "2"])
 def test_no_other_turn_up_scores(rank):
-    """"If the turn-up card be a knave, the dealer scores one" — only a knave (SPEC 3: seven_up jack 1)."""
+    """"If the turn-up card be a knave, the dealer scores one" — only a knave (docs/rules.md section 3:
+    seven_up jack 1)."""
     s = seven(PLAIN, top=(rank + "D",))
     assert s.scores == [0, 0]
 
@@ -358,8 +361,8 @@ def test_further_deal_second_knave_scores_again():
 
 def test_turned_up_jack_scored_before_play_not_again_in_play():
     """"subject, as we have seen, to the contingency of "Jack" having been the turn-up card, the point
-    for this being scored before the hand is played." (SPEC 5: "a turned-up trump jack already scored
-    as a turn-up point")."""
+    for this being scored before the hand is played." (docs/rules.md section 5: a turned-up trump jack already scored
+    as a turn-up point)."""
     s = seven(PLAIN, top=("JH",))
     assert s.scores == [0, 1]
     play(s, "STAND")
@@ -414,7 +417,7 @@ def test_trump_led_must_be_followed_with_trump():
 
 def test_revoke_is_refused():
     """"If, however, having a card of the suit led, he neither follows suit nor trumps, he becomes
-    liable to the penalty of a revoke." — the engine does not allow the revoke at all (SPEC 6: the
+    liable to the penalty of a revoke." — the engine does not allow the revoke at all (docs/rules.md section 6: the
     wrapped env penalises an illegal action)."""
     hands = [["2C", "3C", "4C", "5C", "6C", "7C"], ["KH", "8C", "9C", "7D", "8D", "2S"]]
     s = seven(hands)

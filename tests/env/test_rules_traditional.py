@@ -1,7 +1,8 @@
 """Rule tests for the ``traditional`` preset, one or more per sentence of the rule text.
 
-Rule text: /work/shared/seeds/002_e377a94c432cd6ad.txt ("How to Play All Fours"); open points
-settled by SPEC.md. Every test quotes the sentence it checks.
+Rule text: "How to Play All Fours" (docs/rules.md section 1); what it leaves open is settled in
+docs/rules.md. Each test names the rule it checks: by the text's words, by its docs/rules.md
+section, or both.
 
 Seats are in play order (counterclockwise in the text); with 4 players side = seat % 2, with 2 or
 3 everyone plays alone. Most 4-player tests use dealer 3: seat 0 is eldest (decides and leads
@@ -61,7 +62,7 @@ PLAIN4 = [
 
 @pytest.mark.parametrize("players,sides", [(2, 2), (3, 3), (4, 2)])
 def test_two_to_four_players_four_form_partnerships(players, sides):
-    """Quick facts: "Players 2–4; four players form two partnerships" (SPEC 1: 2 and 3 play alone)."""
+    """Quick facts: "Players 2–4; four players form two partnerships" (docs/rules.md section 1: 2 and 3 play alone)."""
     s = GameState.new("traditional", seed=1, players=players)
     assert s.n == players and len(s.hands) == players
     assert len(s.scores) == sides == s.sides
@@ -69,7 +70,7 @@ def test_two_to_four_players_four_form_partnerships(players, sides):
 
 
 def test_default_is_four_players_and_other_counts_rejected():
-    """Quick facts: "Players 2–4" — default 4 (SPEC 1); 1 or 5 players is an error."""
+    """Quick facts: "Players 2–4" — default 4 (docs/rules.md section 1); 1 or 5 players is an error."""
     assert GameState.new("traditional", seed=1).n == 4
     for bad in (1, 5):
         with pytest.raises(ValueError, match="players"):
@@ -126,7 +127,7 @@ def test_rank_order_ace_high_two_low():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_choose_a_dealer_at_random(players):
-    """"Choose a dealer." (SPEC 2: traditional, chosen at random from the env's seeded RNG.)"""
+    """"Choose a dealer." (docs/rules.md section 2: traditional, chosen at random from the env's seeded RNG.)"""
     dealers = [GameState.new("traditional", seed=sd, players=players).dealer for sd in range(80)]
     assert set(dealers) == set(range(players))
     assert dealers == [GameState.new("traditional", seed=sd, players=players).dealer for sd in range(80)]
@@ -134,7 +135,7 @@ def test_choose_a_dealer_at_random(players):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_deal_moves_to_the_next_seat_after_each_hand(players):
-    """"deal and play counterclockwise, and move the deal to the right after each hand" (SPEC 2:
+    """"deal and play counterclockwise, and move the deal to the right after each hand" (docs/rules.md section 2:
     both mean the next seat in play order)."""
     s = GameState.new("traditional", seed=9, players=players, target=1000)
     for _ in range(5):
@@ -173,7 +174,7 @@ def test_six_cards_each_then_turn_up_the_next(players):
 
 
 def test_player_to_dealers_right_decides_first():
-    """"The player to the dealer's right decides first." (SPEC 2/3: eldest = dealer + 1 chooses
+    """"The player to the dealer's right decides first." (docs/rules.md sections 2 and 3: eldest = dealer + 1 chooses
     STAND or BEG.)"""
     for dealer in range(4):
         s = trad(PLAIN4, dealer=dealer)
@@ -208,8 +209,8 @@ def test_beg_then_dealer_decides_take_one_gives_the_begging_side_one():
 
 
 def test_take_one_point_counted_in_hand_points():
-    """SPEC 6: "points counts everything the side scored in that hand, turn-up points and take-one
-    included"."""
+    """docs/rules.md section 6: points counts everything the side scored in that hand, turn-up points and take-one
+    included."""
     s = trad(PLAIN4)  # hearts turned up (2H)
     play(s, "BEG", "GIVE_ONE", "5H", "KH", "JH", "4H")
     finish(s)
@@ -220,8 +221,8 @@ def test_take_one_point_counted_in_hand_points():
 
 def test_run_the_pack_three_more_each_and_a_new_turn_up():
     """"Otherwise, the dealer changes trumps by dealing three more cards to each player and turning up
-    another card." (SPEC 2: three to each from the eldest round to the dealer, then the next card is
-    turned up; SPEC 3: that suit is trump, nobody decides again.)"""
+    another card." (docs/rules.md section 2: three to each from the eldest round to the dealer, then the next card is
+    turned up; docs/rules.md section 3: that suit is trump, nobody decides again.)"""
     top = ["2H", "7H", "8H", "9H", "TS", "JS", "QS", "TD", "JD", "QD", "8S", "9S", "6S", "TC"]
     s = trad(PLAIN4, top=top)
     play(s, "BEG", "RUN_PACK")
@@ -261,7 +262,7 @@ def test_keep_dealing_until_a_new_suit_twelve_tricks():
 
 def test_deck_runs_out_redeal_keeping_turn_up_points():
     """"If the deck runs out without producing a different suit, reshuffle and redeal; keep any points
-    already earned from turned-up cards." (SPEC 2: redealt by the same dealer; points stay.)"""
+    already earned from turned-up cards." (docs/rules.md section 2: redealt by the same dealer; points stay.)"""
     hands = [h[:] for h in PLAIN4]
     hands[2] = ["TC", "7C", "8C", "9C", "4S", "5S"]  # JH stays in the stock
     rest = stock_for(hands, ["AH", "6H", "JH"])[3:]
@@ -300,8 +301,8 @@ def test_turned_up_ace_six_jack_score_to_the_dealers_team(rank, points, dealer):
 
 
 def test_turned_up_card_while_running_the_pack_also_scores():
-    """"When an ace, six, or jack is turned up, the dealer’s team immediately scores" (SPEC 3: "for
-    every card turned up, including those turned up while running the pack")."""
+    """"When an ace, six, or jack is turned up, the dealer’s team immediately scores" (docs/rules.md section 3: for
+    every card turned up, including those turned up while running the pack)."""
     top = ["2H", "7H", "8H", "9H", "TS", "JS", "QS", "TD", "QD", "KD", "8S", "9S", "6S", "6H",
            "TC", "JC", "QC", "KS", "AS", "7S", "KC", "AC", "TH", "QH", "AH", "3H", "JD"]
     s = trad(PLAIN4, top=top)
@@ -322,7 +323,7 @@ def test_kicks_go_to_the_dealer_playing_alone(players, dealer):
 
 def test_turn_up_reaching_fourteen_ends_the_match_before_play():
     """"The first player or partnership to reach 14 points wins." — a turn-up kick can do it before
-    play (SPEC 6: hand_result categories are None for a hand that ended before play)."""
+    play (docs/rules.md section 6: hand_result categories are None for a hand that ended before play)."""
     s = trad(PLAIN4, top=("6H",), scores=[0, 13], episode="match")
     assert s.done and s.winner == 1
     assert s.scores == [0, 15]
@@ -442,7 +443,7 @@ def test_trick_holds_one_card_per_player_until_every_card_is_played(players):
 
 
 def test_no_throw_in_in_the_traditional_game():
-    """SPEC 4: the throw-in is Yorkshire's; off by default here although the player qualifies."""
+    """docs/rules.md section 4: the throw-in is Yorkshire's; off by default here although the player qualifies."""
     s = trad(PLAIN4)
     play(s, "STAND", "5H", "KH", "JH", "4H", "7D")
     assert "THROW_IN" not in legal(s)  # seat 2 holds no trump and nothing above nine
@@ -452,7 +453,8 @@ def test_no_throw_in_in_the_traditional_game():
 
 
 def test_must_follow_suit_option_applies_here_too():
-    """SPEC 1: ``must_follow_suit`` may be set on any preset: no trumping while holding the suit led."""
+    """docs/rules.md section 1: ``must_follow_suit`` may be set on any preset: no trumping while holding
+    the suit led."""
     hands = [["2C", "3C", "4C", "5C", "6C", "7C"], ["KH", "8C", "7D", "8D", "9D", "2S"]]
     s = trad(hands, must_follow_suit=True)
     play(s, "STAND", "2C")
@@ -473,7 +475,8 @@ def test_jack_captured_by_the_other_side_scores_three():
                          "game_totals": [0, 4]}
     assert s.hand_result["points"] == [0, 6]
     assert s.scores == [0, 6]
-    assert s.points_rewards(s.hand_result["points"]) == [-6.0, 6.0, -6.0, 6.0]  # SPEC 6 "points" reward
+    # docs/rules.md section 6, the "points" reward
+    assert s.points_rewards(s.hand_result["points"]) == [-6.0, 6.0, -6.0, 6.0]
 
 
 def test_jack_won_by_the_team_that_held_it_scores_one():
@@ -531,7 +534,7 @@ def test_hang_jack_three_players():
     assert result(s) == {"trump": "H", "high": 2, "low": 0, "jack": 2, "jack_points": 3, "game": 2,
                          "game_totals": [0, 0, 4]}
     assert s.hand_result["points"] == [1, 0, 5]
-    # SPEC 6 "points" reward: own side's points minus the mean of the other sides' points
+    # docs/rules.md section 6 "points" reward: own side's points minus the mean of the other sides' points
     assert s.points_rewards(s.hand_result["points"]) == [1 - 2.5, 0 - 3.0, 5 - 0.5]
 
 
@@ -547,7 +550,7 @@ def test_no_jack_point_when_the_jack_was_not_dealt():
 
 def test_turned_up_jack_is_not_dealt_no_jack_point_but_kick():
     """"No Jack point is awarded when the jack was not dealt." — the turned-up jack is in no hand; it
-    scored 3 as a turn-up (SPEC 3)."""
+    scored 3 as a turn-up (docs/rules.md section 3)."""
     hands = [h[:] for h in PLAIN4]
     hands[2] = ["9H", "7C", "8C", "9C", "4S", "5S"]
     s = trad(hands, top=("JH",))
@@ -560,7 +563,7 @@ def test_turned_up_jack_is_not_dealt_no_jack_point_but_kick():
 
 def test_turned_up_card_cannot_be_high():
     """"High goes to the player or team that held the highest trump dealt." — a turned-up ace is not
-    dealt (SPEC 3: "A turned-up card is never in a hand: it cannot be High or Low")."""
+    dealt (docs/rules.md section 3: A turned-up card is never in a hand: it cannot be High or Low)."""
     s = trad(PLAIN4, top=("AH",))  # dealer's side 1 scores the ace kick
     play(s, "STAND", "5H", "KH", "JH", "4H")
     finish(s)
@@ -638,8 +641,8 @@ def test_both_sides_reaching_fourteen_high_first():
 
 
 def test_kick_is_scored_before_high():
-    """SPEC 5: "turn-up points and take-one (when they happen, before play), then High, Low, Jack,
-    Game" — at 13-13 the dealer's turned-up ace wins before any High."""
+    """docs/rules.md section 5: turn-up points and take-one (when they happen, before play), then High, Low, Jack,
+    Game — at 13-13 the dealer's turned-up ace wins before any High."""
     s = trad(SPLIT, top=("AH",), scores=[13, 13], dealer=3, episode="match")
     assert s.done and s.winner == 1 and s.scores == [13, 14]
 
@@ -657,8 +660,8 @@ def test_add_points_to_running_total_and_play_on():
 
 
 def test_three_player_loser_rewards():
-    """SPEC 6: "+1 to every agent of the winning side and -1 to every agent of a losing side (3 players:
-    -0.5 each)"."""
+    """docs/rules.md section 6: +1 to every agent of the winning side and -1 to every agent of a losing side (3 players:
+    -0.5 each)."""
     hands = [PLAIN4[i] for i in range(3)]
     s = trad(hands, top=("AS",), scores=[0, 0, 13], episode="match")  # dealer seat 2
     assert s.done and s.winner == 2

@@ -1,7 +1,8 @@
 """Rule tests for the ``yorkshire`` preset, one or more per sentence of the rule text.
 
-Rule text: /work/shared/seeds/000_abc7a9a23a003b27.txt ("All Fours: Yorkshire", Batley pub rules);
-open points settled by SPEC.md. Every test quotes the sentence it checks.
+Rule text: "All Fours: Yorkshire" (Batley pub rules; docs/rules.md section 1); what it leaves open
+is settled in docs/rules.md. Each test names the rule it checks: by the text's words (its
+numbered paragraphs 01-06), by its docs/rules.md section, or both.
 
 Seats are in play order (clockwise); side = seat % 2. Most tests use dealer 3, so seat 0 is the
 pitcher (eldest), seat 2 its partner, seats 1 and 3 the opponents.
@@ -46,7 +47,8 @@ PLAIN = [
 
 
 def test_four_players_fixed_partners_opposite():
-    """01: "Four players and a full pack" / "Fixed partners sit opposite." (SPEC 2: side = seat % 2)."""
+    """01: "Four players and a full pack" / "Fixed partners sit opposite." (docs/rules.md section 2:
+    side = seat % 2)."""
     s = GameState.new("yorkshire", seed=3)
     assert s.n == 4 and len(s.hands) == 4
     assert s.scores == [0, 0]
@@ -88,7 +90,7 @@ def test_rank_order_a_k_q_j_10_down_to_2():
 
 
 def test_play_is_clockwise_next_seat():
-    """01: "Deal and play clockwise." (SPEC 2: the next player is always (seat + 1) % n)."""
+    """01: "Deal and play clockwise." (docs/rules.md section 2: the next player is always (seat + 1) % n)."""
     s = york(PLAIN, dealer=1)  # pitcher is seat 2
     seq = []
     for _ in range(4):
@@ -121,7 +123,7 @@ def _jack_at(k: int) -> list[int]:
 @pytest.mark.parametrize("k", [0, 1, 2, 5])
 def test_first_pitcher_is_dealt_first_jack_face_up(monkeypatch, k):
     """02: "deal face up clockwise from the left until a jack appears. Its recipient pitches first;
-    the player to that person's right deals." (SPEC 2: first dealer by this procedure, seeded RNG.)
+    the player to that person's right deals." (docs/rules.md section 2: first dealer by this procedure, seeded RNG.)
     A jack one card later in the face-up deal lands one seat further clockwise; four cards later
     it lands on the same seat; the dealer is always to the pitcher's right."""
     monkeypatch.setattr(engine, "random", types.SimpleNamespace(Random=_Rigged, SystemRandom=random.SystemRandom))
@@ -138,8 +140,8 @@ def test_first_pitcher_is_dealt_first_jack_face_up(monkeypatch, k):
 
 
 def test_first_dealer_is_seeded_and_varies():
-    """02 / SPEC 2: "First dealer of a match: yorkshire, by the seed's deal-face-up-until-a-jack
-    procedure" — the same seed gives the same dealer; over many seeds every seat deals."""
+    """02 / docs/rules.md section 2: First dealer of a match: yorkshire, by the seed's deal-face-up-until-a-jack
+    procedure — the same seed gives the same dealer; over many seeds every seat deals."""
     dealers = {GameState.new("yorkshire", seed=sd).dealer for sd in range(60)}
     assert dealers == {0, 1, 2, 3}
     for sd in range(10):
@@ -159,7 +161,7 @@ def test_deals_six_each_remainder_face_down_no_trump_indicator():
 
 
 def test_next_deal_passes_left():
-    """02: "The next deal passes left." (SPEC 2: the deal passes to the next seat in play order.)"""
+    """02: "The next deal passes left." (docs/rules.md section 2: the deal passes to the next seat in play order.)"""
     s = GameState.new("yorkshire", seed=1, deal={"dealer": 2, "hands": PLAIN})
     assert s.dealer == 2 and s.eldest == 3
     finish(s)
@@ -181,7 +183,7 @@ def test_player_left_of_dealer_pitches_first(dealer):
 
 @pytest.mark.parametrize("dealer", [0, 1, 2, 3])
 def test_pitchers_partner_does_not_see_hand_until_the_lead(dealer):
-    """02: "The pitcher's partner must not look at their hand until that lead" (SPEC 4: any
+    """02: "The pitcher's partner must not look at their hand until that lead" (docs/rules.md section 4: any
     observation of that seat before the lead shows an empty hand: ``hidden_hand``)."""
     s = york(PLAIN, dealer=dealer)
     pitcher = (dealer + 1) % 4
@@ -194,7 +196,7 @@ def test_pitchers_partner_does_not_see_hand_until_the_lead(dealer):
 
 
 def test_partner_hand_hidden_only_in_yorkshire():
-    """SPEC 4: the hidden partner is a Yorkshire rule; the traditional game hides nothing."""
+    """docs/rules.md section 4: the hidden partner is a Yorkshire rule; the traditional game hides nothing."""
     t = GameState.new("traditional", seed=3)
     assert not any(t.hidden_hand(p) for p in range(4))
     t.apply(52)  # STAND
@@ -342,7 +344,7 @@ THROW = [
 
 def test_throw_in_legal_with_no_trump_and_nothing_above_nine():
     """03: "A player with no trumps and no valuable cards—nothing above nine—may throw the remaining
-    hand face up into the current trick if not winning it." (SPEC 4: THROW_IN, when not leading.)"""
+    hand face up into the current trick if not winning it." (docs/rules.md section 4: THROW_IN, when not leading.)"""
     s = york(THROW)
     play(s, "9H")
     assert legal(s) == {"2C", "3C", "4C", "5C", "6C", "7C", "THROW_IN"}
@@ -370,7 +372,7 @@ def test_throw_in_not_legal_holding_a_card_above_nine():
 
 
 def test_throw_in_not_legal_when_leading():
-    """03: "throw the remaining hand face up into the current trick" — SPEC 4: legal "when it is
+    """03: "throw the remaining hand face up into the current trick" — docs/rules.md section 4: legal "when it is
     not leading (a card is already in the trick)"."""
     s = york(THROW)
     play(s, "9H", "2C", "AH", "7H")  # seat 2 wins; seat 2 now holds 8C 9C 2S 3S 4S
@@ -384,7 +386,7 @@ def test_throw_in_not_legal_when_leading():
 
 def test_throw_in_hand_captured_by_trick_winner_player_takes_no_further_part():
     """03: "may throw the remaining hand face up into the current trick" / "That player takes no
-    further part, leaving the partner to continue." (SPEC 4: the whole hand is captured by that
+    further part, leaving the partner to continue." (docs/rules.md section 4: the whole hand is captured by that
     trick's winner; play goes on with the others until they are out of cards.)"""
     s = york(THROW)
     play(s, "9H", "THROW_IN")
@@ -430,14 +432,14 @@ def test_thrown_hand_goes_to_the_opponents_when_they_win_the_trick():
 
 
 def test_throw_in_option_off():
-    """SPEC 1: ``throw_in`` (on/off) may be overridden; off, THROW_IN is never legal."""
+    """docs/rules.md section 1: ``throw_in`` (on/off) may be overridden; off, THROW_IN is never legal."""
     s = york(THROW, throw_in=False)
     play(s, "9H")
     assert legal(s) == set(THROW[1])
 
 
 def test_all_opponents_throw_in_leader_plays_on_alone():
-    """SPEC 4: "Play goes on with the others until they are out of cards." """
+    """docs/rules.md section 4: Play goes on with the others until they are out of cards. """
     hands = [
         ["9H", "8H", "7H", "6H", "5H", "4H"],
         ["2C", "3C", "4C", "5C", "6C", "7C"],
@@ -658,7 +660,7 @@ def test_worked_example_partner_two_captured_by_opponents_side_keeps_high_and_lo
 
 
 def test_only_one_trump_dealt_is_both_high_and_low():
-    """SPEC 5: "If only one trump was dealt it is both High and Low." """
+    """docs/rules.md section 5: If only one trump was dealt it is both High and Low. """
     hands = [
         ["AS", "2C", "3C", "4C", "5C", "6C"],
         ["7D", "8D", "9D", "2H", "3H", "4H"],
@@ -694,7 +696,7 @@ def test_majority_of_valueless_tricks_is_not_a_scoring_achievement():
 
 
 def test_neighbours_prohibit_trumping_while_holding_suit():
-    """06: "Nearby communities may prohibit trumping while holding suit." (SPEC 1/4:
+    """06: "Nearby communities may prohibit trumping while holding suit." (docs/rules.md sections 1 and 4:
     ``must_follow_suit``: a player holding the suit led must play it.)"""
     hands = [
         ["TH", "2C", "3C", "4C", "5C", "6C"],
@@ -720,7 +722,7 @@ def test_must_follow_suit_still_requires_trump_on_trump_lead():
 
 
 def test_hand_result_shape_and_trump_letter():
-    """SPEC 6: hand_result = {"trump", "high", "low", "jack", "jack_points", "game", "game_totals",
+    """docs/rules.md section 6: hand_result = {"trump", "high", "low", "jack", "jack_points", "game", "game_totals",
     "points"}; Yorkshire always settles a trump (the pitch)."""
     s = york(PLAIN)
     assert s.hand_result is None

@@ -14,7 +14,7 @@ import random
 
 import numpy as np
 import pytest
-from helpers import VectorDealt, reference
+from helpers import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +22,7 @@ from allfours_env.cards import BEG, NUM_ACTIONS, RUN_PACK, THROW_IN, card_code, 
 from allfours_env.engine import GameState, IllegalActionError
 from allfours_env.observation import OBS_SIZE, encode
 from allfours_env.rules import make_rules
-from allfours_env.vector import VectorEnv, hand_results
+from allfours_env.vector import VectorEnv, hand_results, twin_state
 
 CONFIGS = [
     ("yorkshire", {}),
@@ -106,7 +106,7 @@ def test_vector_plays_as_gamestate(preset, options, seed, given_deal, given_scor
     for i in range(GAMES):
         deal = random_deal(rules, rng, given_deal[i] == "rigged") if given_deal[i] != "none" else None
         sc = [rng.randrange(rules.target) for _ in range(rules.sides)] if given_scores[i] else None
-        s = VectorDealt.new(rules, seed=0, deal=deal, scores=sc) if deal else None
+        s = twin_state(rules, 0, 0, deal=deal, scores=sc) if deal else None
         if s is not None and s.done:  # a turn-up that wins at once: the vector engine refuses such a deal
             deal = None
         deals.append(deal)
@@ -141,8 +141,8 @@ def test_vector_plays_as_gamestate(preset, options, seed, given_deal, given_scor
 
 
 def test_a_rigged_pack_is_redealt_by_the_same_dealer():
-    """SPEC 2: "If the stock cannot supply a full round of batches plus a turn-up, the hand is redealt
-    by the same dealer; points already scored from turn-ups stay"."""
+    """docs/rules.md section 2: If the stock cannot supply a full round of batches plus a turn-up, the hand is redealt
+    by the same dealer; points already scored from turn-ups stay."""
     rules = make_rules("traditional")
     deal = random_deal(rules, random.Random(5), rig=True)
     ref, _ = reference(rules, 7, 0, deal)
@@ -173,6 +173,43 @@ def test_same_seed_same_games_whatever_the_batch():
         assert np.array_equal(rb[3], ra[0]) and tb[3] == ta[0]
     again = VectorEnv("seven_up", 5)
     assert np.array_equal(again.reset(seed=3)[0], VectorEnv("seven_up", 5).reset(seed=3)[0])
+
+
+@pytest.mark.parametrize("preset,options", [("seven_up", {}), ("traditional", {"players": 3}),
+                                            ("yorkshire", {"reward": "points"})])
+def test_held_games_stay_exactly_as_they_are(preset, options):
+    """``step(hold=...)``: the held games neither move nor report anything; the others move as they
+    would in a batch of their own (each game is a function of its seed and its actions alone)."""
+    rng = np.random.default_rng(2)
+    vec = VectorEnv(preset, 6, **options)
+    vec.reset(seed=list(range(40, 46)))
+    history = [[] for _ in range(6)]  # the actions each game of vec has played
+    ends = 0
+    for _ in range(300):
+        hold = rng.random(6) < 0.4
+        before = [vec.deal(i) for i in range(6)], vec.observe(vec.seat_to_move), vec.legal_mask(), vec.scores
+        acts = vec.random_actions(rng)
+        acts[hold] = 57  # never looked at: a held game's action is not its own
+        obs, mask, seat, rew, term, info = vec.step(acts, hold=hold)
+        assert not rew[hold].any() and not term[hold].any() and not info["hands_ended"][hold].any()
+        assert not info["new_deal"][hold].any()
+        for i in np.flatnonzero(hold):
+            assert vec.deal(i) == before[0][i]
+        assert np.array_equal(obs[hold], before[1][hold]) and np.array_equal(mask[hold], before[2][hold])
+        assert np.array_equal(vec.scores[hold], before[3][hold])
+        for i in np.flatnonzero(~hold):
+            history[i].append(int(acts[i]))
+        ends += int(term.sum())
+    # replay each game's own actions alone: the same positions
+    for i in range(6):
+        alone = VectorEnv(preset, 1, **options)
+        o, m, _ = alone.reset(seed=[40 + i])
+        for a in history[i]:
+            o, m, *_ = alone.step([a])
+        assert np.array_equal(o[0], vec.observe(vec.seat_to_move)[i]) and np.array_equal(m[0], vec.legal_mask()[i])
+    assert ends > 0 and all(len(h) > 100 for h in history)
+    with pytest.raises(ValueError, match="hold must be a bool array with one entry per game"):
+        vec.step(vec.random_actions(rng), hold=[1] * 6)
 
 
 def test_deal_replays_through_reset_options():

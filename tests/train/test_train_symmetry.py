@@ -174,7 +174,7 @@ def _relabelled_game(preset, seed, pi):
                                                    ("traditional", 7, True), ("traditional", 9, False),
                                                    ("seven_up", 8, False)])
 def test_averaged_policy_is_the_same_whatever_the_suits_are_called(preset, seed, canonical):
-    """SPEC: the suits are alike except trump, so renaming the non-trump suits must not change the
+    """docs/rules.md section 2: the suits are alike except trump, so renaming the non-trump suits must not change the
     averaged policy (and, for a suit-canonical network, renaming trump too); the raw network does
     change, which is the noise the averaging removes."""
     import torch

@@ -1,0 +1,414 @@
+"""All Fours as an OpenSpiel game: ``import allfours_env.openspiel`` registers ``python_allfours``.
+
+    import pyspiel
+    import allfours_env.openspiel  # noqa: F401  (registers the game)
+    game = pyspiel.load_game("python_allfours", {"preset": "seven_up"})
+
+Needs the extra ``pip install 'allfours[openspiel]'``. A thin adapter over the engine's ``GameState``:
+every rule is the engine's; this module only turns the engine's two random draws into OpenSpiel's
+explicit chance nodes.
+
+Parameters (``get_parameters()`` shows them resolved): ``preset`` ("yorkshire"), ``players`` and
+``target`` (0: the preset's), ``episode`` ("match" or "hand", as the env's), ``reward`` ("match" or
+"points"; "" means the env's default: "points" for one-hand episodes, else "match"), and the rule
+options ``must_follow_suit``, ``low_cut_deals`` (bools) and ``throw_in`` (an int, since its default
+depends on the preset: -1 the preset's, 0 off, 1 on), all as in docs/rules.md section 1.
+
+Chance, exact and card by card, as OpenSpiel's own card games deal:
+
+* the first dealer of a match: one chance node over the seats, with the probabilities of the preset's
+  rule (section 2): 1/n each for a cut or a random seat, and for Yorkshire's face-up deal to the first
+  jack the exact chance that the first jack falls to each seat;
+* every deal (the first hand's, each later hand's, each redeal): six cards to each seat from the
+  eldest round to the dealer, then (turn-up presets) the card turned up, each uniform over the cards
+  not yet dealt; the engine then plays the deal with ``_deal_cards``, exactly as its own shuffles;
+* the rest of the stock only when the dealer runs the pack: after RUN_PACK the stock is dealt card by
+  card, top first, and the engine runs the pack through it (and redeals, by chance, if it runs out).
+
+Observations: ``information_state_tensor`` and ``observation_tensor`` are both ``encode(state, seat)``
+(``OBS_SIZE`` floats, named views as in ``allfours_env.observation.VIEWS``); during a deal they show
+the engine's state before it. ``information_state_string`` is ``seat_view`` as JSON (the seat's hand,
+every trick in order, decisions, turn-ups, scores: perfect recall of the current hand; of earlier hands
+the score, the hand count and the last hand's result carry over, as in the env), and
+``observation_string`` is the table as the seat sees it (``render_text``).
+
+``returns()`` are the engine's rewards: ``match_rewards()`` at the end (``reward="match"``), or the
+sum over the hands of ``points_rewards`` of each hand's points (``reward="points"``); ``rewards()`` are
+what the last player action brought, chance nodes after it included. ``resample_from_infostate`` re-deals
+every card hidden from the seat with ``allfours_env.sampling.resample``, so OpenSpiel's ISMCTS runs;
+its world has an empty ``history()`` (only the engine's state is a consistent world).
+``state_from_engine(game, state)`` starts an OpenSpiel state at an engine state (agents.ismcts).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from math import comb
+
+import numpy as np
+
+from .cards import ALL_CARDS, NUM_ACTIONS, NUM_CARDS, RUN_PACK, action_name, card_code, mask_of, mask_to_list
+from .engine import GameState
+from .observation import OBS_SIZE, VIEWS, encode
+from .render import render_text
+from .rules import PRESETS, Rules, make_rules
+from .sampling import resample
+from .view import seat_view
+
+try:
+    import pyspiel
+except ImportError as e:  # pragma: no cover - only without the extra
+    raise ImportError(f"allfours_env.openspiel needs OpenSpiel ({e}): pip install 'allfours[openspiel]'") from e
+
+GAME_NAME = "python_allfours"
+DEFAULTS = {"preset": "yorkshire", "players": 0, "target": 0, "episode": "match", "reward": "",
+            "must_follow_suit": False, "throw_in": -1, "low_cut_deals": False}
+HAND_MOVES = 100  # a bound on the moves of one hand that random play stays far inside (see _max_game_length)
+
+# The kinds of chance node
+DEALER, DEAL, STOCK = "dealer", "deal", "stock"
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="All Fours (Python, allfours_env)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.REWARDS,
+    max_num_players=4,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=DEFAULTS,
+)
+
+
+def rules_from_params(params: dict) -> Rules:
+    """The engine's ``Rules`` for OpenSpiel parameters (missing ones take ``DEFAULTS``)."""
+    unknown = sorted(set(params) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {unknown} of {GAME_NAME}: valid are {sorted(DEFAULTS)}")
+    p = {**DEFAULTS, **params}
+    options = {k: p[k] for k in ("episode", "must_follow_suit", "low_cut_deals")}
+    if p["players"]:
+        options["players"] = p["players"]
+    if p["target"]:
+        options["target"] = p["target"]
+    if p["reward"]:
+        options["reward"] = p["reward"]
+    if p["throw_in"] not in (-1, 0, 1):
+        raise ValueError(f"throw_in must be -1 (the preset's), 0 (off) or 1 (on), got {p['throw_in']!r}")
+    if p["throw_in"] >= 0:
+        options["throw_in"] = bool(p["throw_in"])
+    if not options["low_cut_deals"]:
+        del options["low_cut_deals"]  # make_rules refuses the option on presets that do not cut
+    if p["preset"] not in PRESETS:
+        raise ValueError(f"unknown preset {p['preset']!r}: choose one of {sorted(PRESETS)}")
+    return make_rules(p["preset"], **options)
+
+
+def params_of(rules: Rules) -> dict:
+    """The resolved OpenSpiel parameters of ``rules`` (the game's ``get_parameters()``)."""
+    return {"preset": rules.preset, "players": rules.players, "target": rules.target, "episode": rules.episode,
+            "reward": rules.reward, "must_follow_suit": rules.must_follow_suit, "throw_in": int(rules.throw_in),
+            "low_cut_deals": rules.low_cut_deals}
+
+
+def dealer_probabilities(rules: Rules) -> list[float]:
+    """P(seat deals first), from the preset's rule (docs/rules.md section 2). A cut and a random seat are
+    the same for every seat; Yorkshire deals face up from seat 1 until a jack, whose recipient pitches and
+    the seat before it deals: the first jack at position i (chance C(51 - i, 3) / C(52, 4)) makes
+    seat i % n the dealer."""
+    n = rules.players
+    if rules.first_dealer != "jack":
+        return [1.0 / n] * n
+    counts = [0] * n
+    for i in range(NUM_CARDS - 3):
+        counts[i % n] += comb(NUM_CARDS - 1 - i, 3)
+    total = comb(NUM_CARDS, 4)
+    return [c / total for c in counts]
+
+
+def _max_game_length(rules: Rules) -> int:
+    """OpenSpiel needs a finite bound on the moves of a game. All Fours has none in principle (a redeal,
+    or a hand that scores nothing, can repeat), so this is one that random play stays far inside:
+    HAND_MOVES a hand, and a match of up to four hands per point of the target for each side."""
+    if rules.episode == "hand":
+        return HAND_MOVES
+    return HAND_MOVES * (4 * rules.target * rules.sides + 4)
+
+
+class _ChanceState(GameState):
+    """The engine with its two random draws left to OpenSpiel's chance nodes: ``_first_dealer`` (a
+    placeholder; AllFoursState's first chance node picks the seat) and ``_deal_random`` (nothing is dealt:
+    the hands stay empty until AllFoursState deals them card by card and calls ``_deal_cards``)."""
+
+    __slots__ = ()
+
+    def _first_dealer(self) -> int:
+        return 0
+
+    def _deal_random(self) -> None:
+        pass
+
+    def clone(self) -> _ChanceState:
+        c = GameState.clone(self)
+        c.__class__ = _ChanceState
+        return c
+
+    def __deepcopy__(self, memo):
+        return self.clone()
+
+
+def _chance_copy(state: GameState) -> _ChanceState:
+    c = state.clone()
+    c.__class__ = _ChanceState
+    return c
+
+
+class _Consts:
+    """What a state needs of its game, shared by every copy of the state (``copy.deepcopy`` keeps it)."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.dealer_probs = dealer_probabilities(rules)
+        self.deal_size = 6 * rules.players + (1 if rules.turnup else 0)  # dealt before play: hands, the turn-up
+        self.stock_size = NUM_CARDS - 6 * rules.players if rules.turnup else 0
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class AllFoursGame(pyspiel.Game):
+    """``pyspiel.load_game("python_allfours", {...})``; ``game.rules`` is the engine's ``Rules``."""
+
+    def __init__(self, params=None):
+        self.rules = rules_from_params(dict(params or {}))
+        r = self.rules
+        bound = 1.0 if r.reward == "match" else float(r.target + 2)  # a side's hand can pass the target by 2
+        info = pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=NUM_CARDS,
+                                num_players=r.players, min_utility=-bound, max_utility=bound, utility_sum=0.0,
+                                max_game_length=_max_game_length(r))
+        super().__init__(_GAME_TYPE, info, params_of(r))
+        self.consts = _Consts(r)
+
+    def new_initial_state(self) -> AllFoursState:
+        return AllFoursState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return AllFoursObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class AllFoursState(pyspiel.State):
+    """One OpenSpiel state: the engine's ``GameState`` (``engine``) and the cards of a deal in progress."""
+
+    def __init__(self, game: AllFoursGame, engine: GameState | None = None):
+        super().__init__(game)
+        self._c = game.consts
+        if engine is None:
+            self._gs = _ChanceState.new(self._c.rules, seed=0)  # no cards, dealer to be drawn
+            self._dealer_pending = True
+            self._hand0 = 0
+        else:
+            self._gs = _chance_copy(engine)
+            self._gs.rules = self._c.rules
+            self._dealer_pending = False
+            self._hand0 = engine.hand_no
+        self._cards: list[int] = []  # cards of the deal in progress, in deal order
+        self._run: list[int] | None = None  # stock cards dealt after RUN_PACK, before the engine runs it
+        self._mark = self._hand0  # hands finished before the last player action (for rewards())
+        self._kind = self._chance_kind()
+
+    # ------------------------------------------------------------------ the engine's state
+    @property
+    def engine(self) -> GameState:
+        """The engine's state (a copy would be ``.engine.clone()``; do not apply moves to it directly)."""
+        return self._gs
+
+    def _chance_kind(self) -> str | None:
+        gs = self._gs
+        if gs.done:
+            return None
+        if self._dealer_pending:
+            return DEALER
+        if self._run is not None:
+            return STOCK
+        if not any(gs.hands):  # the engine awaits a deal (every hand is empty only then)
+            return DEAL
+        return None
+
+    def _stock_partial(self) -> bool:
+        gs = self._gs
+        return gs.rules.turnup and len(gs.stock) < self._c.stock_size
+
+    def _undealt(self) -> list[int]:
+        """The cards a chance node may deal now."""
+        if self._kind == STOCK:
+            gs = self._gs
+            used = mask_of(gs.stock) | mask_of(self._run)
+            for m in gs.dealt:
+                used |= m
+            return mask_to_list(ALL_CARDS & ~used)
+        return mask_to_list(ALL_CARDS & ~mask_of(self._cards))
+
+    # ------------------------------------------------------------------ OpenSpiel API
+    def current_player(self) -> int:
+        if self._gs.done:
+            return pyspiel.PlayerId.TERMINAL
+        if self._kind is not None:
+            return pyspiel.PlayerId.CHANCE
+        return self._gs.current
+
+    def is_terminal(self) -> bool:
+        return self._gs.done
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self._kind is not None or player != self._gs.current_player:
+            return []
+        return self._gs.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._kind == DEALER:
+            return [(s, p) for s, p in enumerate(self._c.dealer_probs) if p > 0]
+        if self._kind is None:
+            return []
+        cards = self._undealt()
+        p = 1.0 / len(cards)
+        return [(c, p) for c in cards]
+
+    def _apply_action(self, action: int) -> None:
+        gs = self._gs
+        kind = self._kind
+        if kind == DEALER:
+            gs._start_hand(action)
+            self._dealer_pending = False
+        elif kind == DEAL:
+            self._cards.append(action)
+            if len(self._cards) == self._c.deal_size:
+                cards, n, e = self._cards, gs.n, gs.eldest
+                hands = [0] * n
+                for i in range(n):
+                    hands[(e + i) % n] = mask_of(cards[6 * i:6 * i + 6])
+                self._cards = []
+                gs._deal_cards(hands, cards[6 * n:])  # the engine's own deal, from a chance-dealt pack
+        elif kind == STOCK:
+            self._run.append(action)
+            if len(gs.stock) + len(self._run) == self._c.stock_size:
+                gs.stock = gs.stock + self._run  # a new list: clones share the old one
+                self._run = None
+                gs.apply(RUN_PACK)
+        else:
+            self._mark = len(gs.hand_results)
+            if action == RUN_PACK and self._stock_partial() and gs.is_legal(action):
+                self._run = []  # deal the rest of the stock first
+            else:
+                gs.apply(int(action))
+        self._kind = self._chance_kind()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player >= 0:
+            return action_name(action)
+        if self._kind == DEALER:
+            return f"dealer {action}"
+        return f"{self._kind or 'chance'} {card_code(action)}"
+
+    def returns(self) -> list[float]:
+        return self._rewards_since(self._hand0)
+
+    def rewards(self) -> list[float]:
+        """What the last player action brought, with the chance nodes after it."""
+        return self._rewards_since(self._mark)
+
+    def _rewards_since(self, hand: int) -> list[float]:
+        gs = self._gs
+        if gs.rules.reward == "match":  # all at the end, which no player action follows
+            return gs.match_rewards() if gs.done else [0.0] * gs.n
+        points = [0] * gs.sides
+        for r in gs.hand_results[hand:]:
+            for side, p in enumerate(r["points"]):
+                points[side] += p
+        return gs.points_rewards(points)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> AllFoursState:
+        """A world consistent with what ``player_id`` has seen, its random draws seeded from the sampler."""
+        return self.resample(player_id, random.Random(int(probability_sampler() * 2 ** 53)))
+
+    def resample(self, seat: int, rng: random.Random) -> AllFoursState:
+        """``allfours_env.sampling.resample`` of the engine's state for ``seat``, as a new OpenSpiel state
+        (empty ``history()``); at a decision node only."""
+        if self._kind is not None or self._gs.done:
+            raise ValueError("resample needs a decision node (not a chance node or the end)")
+        gs = self._gs
+        partial = self._stock_partial()
+        if partial:  # the world deals the rest of the stock too; it is cut back to the dealt part after
+            full = gs.clone()
+            full.stock = gs.stock + self._stock_rest()
+            world = resample(full, seat, rng)
+            world.stock = world.stock[:len(gs.stock)]
+        else:
+            world = resample(gs, seat, rng)
+        new = AllFoursState(self.get_game(), world)
+        new._hand0, new._mark = self._hand0, self._mark
+        return new
+
+    def _stock_rest(self) -> list[int]:
+        gs = self._gs
+        used = mask_of(gs.stock)
+        for m in gs.dealt:
+            used |= m
+        return mask_to_list(ALL_CARDS & ~used)
+
+    def __str__(self) -> str:
+        gs = self._gs
+        extra = [f"chance {self._kind}" if self._kind else f"to move {gs.current_player}",
+                 f"deals {gs.deals} redeals {gs.redeals} hands {gs.hand_no}",
+                 "stock " + " ".join(card_code(c) for c in gs.stock[gs.stock_pos:])]
+        if self._cards:
+            extra.append("dealing " + " ".join(card_code(c) for c in self._cards))
+        if self._run is not None:
+            extra.append("running " + " ".join(card_code(c) for c in self._run))
+        return render_text(gs, None) + "\n" + "\n".join(extra)
+
+
+def state_from_engine(game: AllFoursGame, state: GameState) -> AllFoursState:
+    """An OpenSpiel state of ``game`` at the engine's ``state`` (a copy; its ``history()`` is empty).
+
+    ``game``'s rules replace the state's: the same rules, or the same with another ``episode`` and
+    ``reward`` (a one-hand search from a match); returns then count from the hands already played."""
+    r, g = state.rules, game.rules
+    if replace(r, episode=g.episode, reward=g.reward) != g:
+        raise ValueError(f"the game's rules {g.to_dict()} are not the state's {r.to_dict()}")
+    if state.done:
+        raise ValueError("the engine's state is over")
+    return AllFoursState(game, state)
+
+
+class AllFoursObserver:
+    """OpenSpiel's PyObserver: the tensor is ``encode`` (both kinds); the strings as in the module doc."""
+
+    def __init__(self, iig_obs_type, params):
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params}")
+        if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
+            raise ValueError("python_allfours observes one seat's private and the public information only "
+                             "(information state or observation)")
+        self.perfect_recall = iig_obs_type.perfect_recall
+        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        self.dict = {name: self.tensor[start:start + int(np.prod(shape))].reshape(shape)
+                     for name, (start, shape) in VIEWS.items()}
+
+    def set_from(self, state: AllFoursState, player: int) -> None:
+        encode(state._gs, player, out=self.tensor)
+
+    def string_from(self, state: AllFoursState, player: int) -> str:
+        if self.perfect_recall:
+            return json.dumps(seat_view(state._gs, player), separators=(",", ":"))
+        return render_text(state._gs, player)
+
+
+pyspiel.register_game(_GAME_TYPE, AllFoursGame)
