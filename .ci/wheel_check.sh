@@ -124,7 +124,7 @@ run train allfours train --config smoke max_minutes=0.1 progress_bar=false run_n
 ok train "smoke config, 6 s: wrote runs/ci/latest.pt"
 
 port="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-allfours serve --port "$port" >"$work/serve.log" 2>&1 &
+allfours serve --port "$port" --db :memory: >"$work/serve.log" 2>&1 &
 server_pid=$!
 serve_check() {
     "$py" - "$port" "$server_pid" <<'PY' || { cat "$work/serve.log"; return 1; }

@@ -2,17 +2,22 @@
 
     python benchmarks/hosted_load.py                                # yorkshire vs heuristic, 1 and 16 matches at once
     python benchmarks/hosted_load.py --presets seven_up --concurrency 1,8,32 --matches 100 --max-seconds 30
+    python benchmarks/hosted_load.py --persistence on               # only with the SQLite file
 
 Starts the server (``create_app`` under uvicorn, rate limits off) in a subprocess on a free
-127.0.0.1 port. Each client thread plays matches to the end, one after another, over one
-keep-alive connection (standard library ``http.client``): create, read its seat's view, then post
-a random legal move until the match is over; the bots move on the server in between. One row per
-(preset, concurrency). Bounded: a row stops starting matches after ``--matches`` or
+127.0.0.1 port, once per ``--persistence`` mode: ``off`` keeps the matches in memory, ``on`` in an SQLite
+file in a temporary folder (WAL, ``synchronous=FULL``: every create and move committed to the disk before
+its answer, as ``allfours serve --db FILE`` does). By default both, one after the other, in the same run.
+Each client thread plays matches to the end, one after another, over one keep-alive connection
+(standard library ``http.client``): create, read its seat's view, then post a random legal move
+until the match is over; the bots move on the server in between. One row per (persistence, preset,
+concurrency). Bounded: a row stops starting matches after ``--matches`` or
 ``--max-seconds``, and the matches under way are then played out. Nothing leaves the machine.
 
     moves/s    the person's moves (POST .../moves) per second, over all clients
     actions/s  every action of the match (the bots' included) per second
     p50/p99    latency of a move request (the bots' replies included), milliseconds
+    load       the 1-minute load average when the row ended (other work on the machine shows here)
 """
 
 from __future__ import annotations
@@ -20,23 +25,28 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import random
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import uvicorn
 from server_load import free_port, wait_healthy  # the sibling script (benchmarks/ is on sys.path)
 
 from allfours.agents.serve.app import create_app
 from allfours.agents.serve.hosted import Limits
+from allfours.agents.serve.store import MatchDB
 
 SEATS = {"yorkshire": 4, "traditional": 4, "seven_up": 2}
 
 
-def serve(port: int, bots: list[str]) -> None:
-    app = create_app(bots, limits=Limits(client_rate=0, token_rate=0, max_matches=100_000))
+def serve(port: int, bots: list[str], db: str | None) -> None:
+    app = create_app(bots, limits=Limits(client_rate=0, token_rate=0, max_matches=100_000, max_matches_per_client=0),
+                     db=MatchDB.open(db))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
@@ -125,10 +135,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--concurrency", default="1,16", help="matches played at once, comma-separated")
     p.add_argument("--matches", type=int, default=40, help="matches per row at most")
     p.add_argument("--max-seconds", type=float, default=60.0, help="stop starting matches after this long, per row")
+    p.add_argument("--persistence", default="both", choices=["both", "on", "off"],
+                   help="the matches in an SQLite file (on), in memory (off), or both, one after the other")
     p.add_argument("--serve-port", type=int, help=argparse.SUPPRESS)  # the server subprocess
+    p.add_argument("--serve-db", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve_port:
-        serve(args.serve_port, [args.bot])
+        serve(args.serve_port, [args.bot], args.serve_db)
         return 0
     presets = [x.strip() for x in args.presets.split(",") if x.strip()]
     bad = [x for x in presets if x not in SEATS]
@@ -140,25 +153,33 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--concurrency must be comma-separated ints, got {args.concurrency!r}")
     if args.matches < 1 or args.max_seconds <= 0 or min(concurrency) < 1:
         p.error("--matches, --max-seconds and every concurrency must be positive")
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, __file__, "--serve-port", str(port), "--bot", args.bot])
-    try:
-        wait_healthy(port, proc)
-        print("| preset | bot | matches at once | matches | moves | moves/s | actions/s | p50 ms | p99 ms |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        failed = False
-        for preset in presets:
-            for n in concurrency:
-                row = run_row(port, preset, args.bot, n, args.matches, args.max_seconds)
-                print(f"| {preset} | {args.bot} | {n} | {row['matches']} | {row['moves']} | {row['moves_per_s']:.0f} "
-                      f"| {row['actions_per_s']:.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} |", flush=True)
-                if row["errors"]:
-                    failed = True
-                    print(f"  errors: {row['errors'][:3]}", file=sys.stderr)
-        return 1 if failed else 0
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    modes = ["off", "on"] if args.persistence == "both" else [args.persistence]
+    print("| persistence | preset | bot | matches at once | matches | moves | moves/s | actions/s | p50 ms | p99 ms "
+          "| load |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    failed = False
+    with tempfile.TemporaryDirectory(prefix="hosted_load-") as tmp:
+        for mode in modes:
+            port = free_port()
+            cmd = [sys.executable, __file__, "--serve-port", str(port), "--bot", args.bot]
+            if mode == "on":
+                cmd += ["--serve-db", str(Path(tmp) / "matches.db")]
+            proc = subprocess.Popen(cmd)
+            try:
+                wait_healthy(port, proc)
+                for preset in presets:
+                    for n in concurrency:
+                        row = run_row(port, preset, args.bot, n, args.matches, args.max_seconds)
+                        print(f"| {mode} | {preset} | {args.bot} | {n} | {row['matches']} | {row['moves']} "
+                              f"| {row['moves_per_s']:.0f} | {row['actions_per_s']:.0f} | {row['p50_ms']:.1f} "
+                              f"| {row['p99_ms']:.1f} | {os.getloadavg()[0]:.2f} |", flush=True)
+                        if row["errors"]:
+                            failed = True
+                            print(f"  errors: {row['errors'][:3]}", file=sys.stderr)
+            finally:
+                proc.terminate()
+                proc.wait(10)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -161,7 +161,7 @@ def main(argv=None) -> int:
     bodies = make_views(args.preset, args.views)
     port = free_port()
     cmd = [sys.executable, "-m", "allfours", "serve", "--host", "127.0.0.1", "--port", str(port),
-           "--log-level", "error"]
+           "--log-level", "error", "--db", ":memory:"]
     for b in bots:
         cmd += ["--bot", b]
     proc = subprocess.Popen(cmd)

@@ -3,15 +3,23 @@
     POST /v1/act     one seat's view of a hand in progress -> the bot's action (stateless)
     GET  /v1/health  liveness, package and observation-encoding versions, bots on offer
     GET  /v1/bots    the bots on offer with their model cards
-    POST /v1/matches, GET /v1/matches/{id}, POST /v1/matches/{id}/moves, DELETE /v1/matches/{id}
-                     hosted matches (``hosted.MatchStore``): the server keeps the game, bots move on it
+    POST /v1/matches, GET /v1/matches/{id}, POST /v1/matches/{id}/moves, POST /v1/matches/{id}/join,
+    DELETE /v1/matches/{id}
+                     hosted matches (``hosted.MatchStore``): the server keeps the game, bots move on it;
+                     with ``db`` (``store.MatchDB``) they survive a restart
     GET  /play       a web page to play a hosted match against the bots (``static/``)
 
 Every error is JSON ``{"error": {"status", "type", "message"}}`` with a 4xx status that says
-what is wrong: 400 unreadable JSON, 413 body too large, 422 a malformed request, an impossible
-view (checked by replaying it on the engine) or a bot not on offer; hosted matches add 403 (a wrong
+what is wrong: 400 unreadable JSON (or a Content-Length that is not a number), 413 body too large,
+422 a malformed request, an impossible view (checked by replaying it on the engine) or a bot not on
+offer; hosted matches add 403 (a wrong
 or missing seat token), 404 (no such match), 409 (not your turn, the match is over) and 429 (rate
-and capacity limits). ``create_app(bots=[...])`` builds the app; ``allfours serve`` runs it with uvicorn.
+and capacity limits) and 503 (the match file could not be written: nothing changed).
+``create_app(bots=[...])`` builds the app; ``allfours serve`` runs it with uvicorn.
+
+The OpenAPI description says what the server takes (``_describe`` adds what depends on the bots on offer:
+their names as enums, one schema per hosted table) and what it answers (every status of every route), with
+links from a new match to its routes; tests/serve/test_schemathesis.py holds it to that.
 """
 
 from __future__ import annotations
@@ -26,13 +34,17 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from swagger_ui_bundle import swagger_ui_path
 
-from allfours_env import ENCODING_VERSION, __version__
+from allfours_env import ENCODING_VERSION, PRESETS, __version__
+from allfours_env.rules import ALLOWED_PLAYERS
 
+from ..bots import BOTS
 from .core import BotPool, RequestError, answer, validation_message
-from .hosted import Limits, MatchStore
+from .hosted import HUMAN, Limits, MatchStore
 from .models import (
+    MAX_JSON_INT,
     ActRequest,
     ActResponse,
     BotsResponse,
@@ -40,17 +52,24 @@ from .models import (
     CreateMatchResponse,
     ErrorResponse,
     HealthResponse,
+    JoinRequest,
+    JoinResponse,
     MatchResponse,
     MoveRequest,
+    match_options_schema,
 )
+from .store import MatchDB
 
 MAX_BODY_BYTES = 64 * 1024
 STATIC = Path(__file__).parent / "static"
 # The page loads only its own files: no inline script, nothing from another host.
-PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:",
+# frame-ancestors 'none': no other site may show the page in a frame (and trick a player into clicks).
+PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
                 "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
-_ERRORS = {400: {"model": ErrorResponse, "description": "the body is not readable JSON"},
-           413: {"model": ErrorResponse, "description": "the body is larger than the server's limit"},
+_BODY_ERRORS = {400: {"model": ErrorResponse, "description": "the body is not readable JSON, or its Content-Length "
+                                                              "is not a number"},
+                413: {"model": ErrorResponse, "description": "the body is larger than the server's limit"}}
+_ERRORS = {**_BODY_ERRORS,
            422: {"model": ErrorResponse,
                  "description": "a malformed request, an impossible view, or a bot not on offer"}}
 
@@ -66,7 +85,12 @@ class BodyLimit:
             return await self.app(scope, receive, send)
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
-                if not value.isdigit() or int(value) > self.max_bytes:
+                if not value.isdigit():  # uvicorn refuses these itself; another server may pass them on
+                    shown = value[:40].decode("latin-1")
+                    return await _send_json(send, 400, RequestError(
+                        400, "invalid_request", f"the Content-Length header must be a number of bytes, got "
+                                                f"{shown!r}").body())
+                if int(value) > self.max_bytes:
                     return await _send_json(send, 413, _too_large(self.max_bytes))
         received = 0
         started = False
@@ -113,12 +137,119 @@ def _card_or_error(pool: BotPool, spec: str) -> dict:
                 "description": e.message, "model_card": None}
 
 
-def _match_errors(*statuses: int) -> dict:
-    what = {403: "a wrong or missing seat token", 404: "no such match (deleted, expired, or the server restarted)",
-            409: "not this seat's turn, the match is over, or expect_seq is stale",
+def _match_errors(*statuses: int, body: bool = False) -> dict:
+    what = {403: "a wrong or missing seat token (or join code)", 404: "no such match (never created, deleted, "
+                                                                       "or expired)",
+            409: "not this seat's turn, the match is over, expect_seq is stale, or (join) the seat is taken",
             422: "a malformed request, an illegal move (the error names the legal ones) or a bot not on offer",
-            429: "too many requests, or the server hosts as many matches as it may"}
-    return {s: {"model": ErrorResponse, "description": what[s]} for s in statuses}
+            429: "too many requests, or the server hosts as many matches as it may",
+            503: "the server could not save the change in its match file: nothing changed, try again"}
+    return {**(_BODY_ERRORS if body else {}), **{s: {"model": ErrorResponse, "description": what[s]} for s in statuses}}
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route takes at this path (Starlette's 405 names only the first route's)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if getattr(route, "methods", None) and route.matches(request.scope)[0] != Match.NONE:
+            methods |= route.methods
+    return sorted(methods)
+
+
+def _plays(pool: BotPool, spec: str, preset: str, players: int) -> bool:
+    """Whether the bot ``spec`` may sit at a hosted table of ``preset`` with ``players`` (as far as is known
+    without building it: a shipped bot plays the one table it was trained for)."""
+    if spec.startswith("bot:") and spec[4:] in BOTS:
+        return BOTS[spec[4:]] == (preset, players)
+    return preset in pool.presets(spec)
+
+
+def _create_match_schema(generated: dict, pool: BotPool) -> dict:
+    """POST /v1/matches's body as the server takes it: one branch per preset and player count, each with the
+    options make_rules accepts, the seat count it needs, at least one 'human' and only bots on offer."""
+    branches = []
+    for preset, rules in PRESETS.items():
+        for players in ALLOWED_PLAYERS[preset]:
+            options = match_options_schema(preset)
+            options["properties"]["players"] = {"type": "integer", "const": players}
+            bots = [spec for spec in pool.specs if spec != HUMAN and _plays(pool, spec, preset, players)]
+            seats = {"type": "array", "minItems": players, "maxItems": players, "items": {"enum": [HUMAN, *bots]},
+                     "contains": {"const": HUMAN}, "description": generated["properties"]["seats"]["description"]}
+            branch = {"type": "object", "title": f"{preset}, {players} players", "additionalProperties": False,
+                      "required": ["preset", "seats"],
+                      "properties": {"preset": {"const": preset}, "options": {"anyOf": [options, {"type": "null"}]},
+                                     "seats": seats, "seed": generated["properties"]["seed"]}}
+            if players != rules.players:  # another count than the preset's own: options.players says so
+                options["required"] = ["players"]
+                branch["properties"]["options"] = options
+                branch["required"] = ["preset", "options", "seats"]
+            branches.append(branch)
+    return {"title": generated.get("title", "CreateMatchRequest"), "description": generated.get("description", ""),
+            "anyOf": branches, "examples": [
+                {"preset": "seven_up", "seats": [HUMAN, _a_bot(pool, "seven_up", 2)]},
+                {"preset": "traditional", "options": {"players": 3},
+                 "seats": [HUMAN, HUMAN, _a_bot(pool, "traditional", 3)]}]}
+
+
+def _a_bot(pool: BotPool, preset: str, players: int) -> str:
+    """The first bot on offer for this table (a person where none is)."""
+    return next((s for s in pool.specs if s != HUMAN and _plays(pool, s, preset, players)), HUMAN)
+
+
+def _int_bounds(x):
+    """FastAPI's OpenAPI model writes every bound as a float (``maximum: 3.0``): an integer's bound as an integer,
+    or a generator reads it as leave to send ``3.0``, which the server (strict: 1.0 is not a seat) refuses."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k in _BOUNDS and isinstance(v, float) and v.is_integer():
+                x[k] = int(v)
+            else:
+                _int_bounds(v)
+    elif isinstance(x, list):
+        for v in x:
+            _int_bounds(v)
+
+
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _describe(schema: dict, pool: BotPool) -> dict:
+    """Complete FastAPI's OpenAPI description with what depends on the bots on offer, and the links."""
+    _int_bounds(schema)
+    components = schema["components"]["schemas"]
+    act = components["ActRequest"]["properties"]
+    act["bot"]["anyOf"] = [{"type": "string", "enum": list(pool.specs)}, {"type": "null"}]
+    components["CreateMatchRequest"] = _create_match_schema(components["CreateMatchRequest"], pool)
+    paths = schema["paths"]
+    match = "/v1/matches/{match_id}"
+    ops = {"GetMatch": paths[match]["get"], "MoveInMatch": paths[match + "/moves"]["post"],
+           "DeleteMatch": paths[match]["delete"]}
+    what = {"GetMatch": "the first human seat's view of the new match",
+            "MoveInMatch": "a move of the first human seat", "DeleteMatch": "end the new match"}
+    links = {name: {"operationId": op["operationId"], "description": what[name],
+                    "parameters": {"path.match_id": "$response.body#/match_id",
+                                   "header.authorization": "Bearer {$response.body#/tokens/0/token}"}}
+             for name, op in ops.items()}
+    join = paths[match + "/join"]["post"]
+    links["JoinMatch"] = {"operationId": join["operationId"], "description": "a person takes the first human seat "
+                          "with its join code", "parameters": {"path.match_id": "$response.body#/match_id"},
+                          "requestBody": {"code": "$response.body#/joins/0/code"}}
+    paths["/v1/matches"]["post"]["responses"]["201"]["links"] = links
+    # From a join to the seat's view and moves, with the new token.
+    join["responses"]["200"]["links"] = {
+        name: {"operationId": ops[name]["operationId"], "description": f"{verb} of the seat just taken",
+               "parameters": {"path.match_id": "$response.body#/match_id",
+                              "header.authorization": "Bearer {$response.body#/token}"}}
+        for name, verb in (("GetMatch", "the view"), ("MoveInMatch", "a move"))}
+    # From a seat's view to its move: the same match and token, and the first of the legal moves it lists.
+    paths[match]["get"]["responses"]["200"]["links"] = {
+        "PlayTheFirstLegalMove": {
+            "operationId": ops["MoveInMatch"]["operationId"],
+            "description": "play the first legal move of the view (when it is this seat's turn)",
+            "parameters": {"path.match_id": "$request.path.match_id",
+                           "header.authorization": "$request.header.authorization"},
+            "requestBody": {"action": "$response.body#/view/legal_actions/0"}}}
+    return schema
 
 
 def _bearer(authorization: str | None) -> str | None:
@@ -134,18 +265,27 @@ def _client(request: Request) -> str:
 
 def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
                max_body_bytes: int = MAX_BODY_BYTES, matches: MatchStore | None = None,
-               limits: Limits | None = None) -> FastAPI:
+               limits: Limits | None = None, db: MatchDB | None = None) -> FastAPI:
     """The FastAPI app offering ``bots`` (specs for ``agents.registry.make_agent``; default: see ``BotPool``).
 
-    ``matches`` (or a new ``MatchStore`` with ``limits``) holds the hosted matches."""
+    ``matches`` (or a new ``MatchStore`` with ``limits``, and ``db`` to keep the matches in a file; default:
+    memory only) holds the hosted matches."""
     pool = pool or BotPool(bots)
-    matches = matches if matches is not None else MatchStore(pool, limits)
+    matches = matches if matches is not None else MatchStore(pool, limits, db=db)
     app = FastAPI(title="All Fours bots", version=__version__, docs_url=None, redoc_url=None,
                   description="Ask an All Fours bot for its move. The request is one seat's view of a hand in "
                               "progress; it is checked against the rules by replaying it on the engine. "
                               "See docs/protocol.md for complete examples of every preset.")
     app.state.pool = pool
     app.state.matches = matches
+    generate_openapi = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            app.openapi_schema = _describe(generate_openapi(), pool)
+        return app.openapi_schema
+
+    app.openapi = openapi
 
     @app.exception_handler(RequestError)
     async def _request_error(request, exc: RequestError):
@@ -165,10 +305,15 @@ def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
         kind = {400: "invalid_json", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
             exc.status_code, "http_error")
         detail = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
+        headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 400:
             detail = f"the body is not readable JSON ({detail})"
+        elif exc.status_code == 405:
+            allowed = _allowed_methods(request)
+            headers["Allow"] = ", ".join(allowed)
+            detail = f"{request.method} is not allowed here: use {' or '.join(allowed)}"
         return JSONResponse(RequestError(exc.status_code, kind, detail).body(), status_code=exc.status_code,
-                            headers=getattr(exc, "headers", None))
+                            headers=headers or None)
 
     @app.post("/v1/act", response_model=ActResponse, responses=_ERRORS, response_model_exclude_none=False,
               summary="The bot's move for one seat's view of a hand in progress")
@@ -187,25 +332,32 @@ def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
     auth_header = Header(None, description="'Bearer <token>': the seat's token from POST /v1/matches")
 
     @app.post("/v1/matches", status_code=201, response_model=CreateMatchResponse,
-              responses=_match_errors(422, 429), summary="Host a match; the bots move until a person is to move")
+              responses=_match_errors(422, 429, 503, body=True),
+              summary="Host a match; the bots move until a person is to move")
     def create_match(body: CreateMatchRequest, request: Request) -> dict:
         return matches.create(body.preset, body.seats, body.options, body.seed, client=_client(request))
 
-    @app.get("/v1/matches/{match_id}", response_model=MatchResponse, responses=_match_errors(403, 404, 422, 429),
+    @app.get("/v1/matches/{match_id}", response_model=MatchResponse, responses=_match_errors(403, 404, 422, 429, 503),
              summary="A seat's view of a hosted match and the events since 'since'")
     def get_match(request: Request, match_id: str = match_id_param, authorization: str | None = auth_header,
-                  since: int = Query(0, ge=0, lt=2 ** 63, description="answer the events after this seq")) -> dict:
+                  since: int = Query(0, ge=0, le=MAX_JSON_INT, description="answer the events after this seq")) -> dict:
         return matches.view(match_id, _bearer(authorization), since, client=_client(request))
 
     @app.post("/v1/matches/{match_id}/moves", response_model=MatchResponse,
-              responses=_match_errors(403, 404, 409, 422, 429),
+              responses=_match_errors(403, 404, 409, 422, 429, 503, body=True),
               summary="The seat's move; the bots then move until a person is to move")
     def move(body: MoveRequest, request: Request, match_id: str = match_id_param,
              authorization: str | None = auth_header) -> dict:
         return matches.move(match_id, _bearer(authorization), body.action, body.since, body.expect_seq,
                             client=_client(request))
 
-    @app.delete("/v1/matches/{match_id}", status_code=204, responses=_match_errors(403, 404, 429),
+    @app.post("/v1/matches/{match_id}/join", response_model=JoinResponse,
+              responses=_match_errors(403, 404, 409, 422, 429, 503, body=True),
+              summary="Take a human seat with its join code (a friend's join link): the seat's token")
+    def join_match(body: JoinRequest, request: Request, match_id: str = match_id_param) -> dict:
+        return matches.join(match_id, body.code, client=_client(request))
+
+    @app.delete("/v1/matches/{match_id}", status_code=204, responses=_match_errors(403, 404, 422, 429, 503),
                 summary="End a hosted match (any human seat's token)")
     def delete_match(request: Request, match_id: str = match_id_param,
                      authorization: str | None = auth_header) -> Response:

@@ -24,7 +24,7 @@ from ..base import Agent
 from ..bots import BOTS
 from ..model_card import model_card
 from ..registry import make_agent
-from .models import ActRequest
+from .models import ACTION_PATTERN, CARD_PATTERN, ActRequest
 from .replay import ViewError, state_from_request
 
 DEFAULT_BOTS = ("heuristic", "search", "random")
@@ -46,6 +46,13 @@ class RequestError(Exception):
         return out
 
 
+_PATTERNS = {CARD_PATTERN: "a card code: a rank (2-9, T, J, Q, K, A) then a suit (C, D, H, S), e.g. 'TH'",
+             ACTION_PATTERN: "a move: a card code such as 'TH', or STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN"}
+# Keys seat_view writes as null (a trump not yet made, no turn-up, no winner yet): null is checked against the
+# replay. Every other null means "not given", as the OpenAPI description says.
+_NULL_CHECKED = ("trump", "turnup", "winner")
+
+
 def validation_message(e: ValidationError | list) -> str:
     """One line per problem, ``location: message``, from a pydantic error list."""
     errors = e.errors() if isinstance(e, ValidationError) else e
@@ -53,6 +60,12 @@ def validation_message(e: ValidationError | list) -> str:
     for err in errors[:10]:
         loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
         msg = err.get("msg", "invalid")
+        if err.get("type") == "value_error":
+            msg = msg.removeprefix("Value error, ")
+        elif err.get("type") == "string_pattern_mismatch":
+            what = _PATTERNS.get((err.get("ctx") or {}).get("pattern"))
+            if what:
+                msg = f"{err.get('input')!r} is not {what}"
         if err.get("type") == "json_invalid":
             msg = f"{msg} at character {loc}: {(err.get('ctx') or {}).get('error', '')}"
             loc = ""
@@ -182,7 +195,7 @@ def answer(body, pool: BotPool, defaults: dict | None = None) -> dict:
             req = ActRequest.model_validate(body)
         except ValidationError as e:
             raise RequestError(422, "invalid_request", validation_message(e)) from None
-    data = req.model_dump(exclude_unset=True)
+    data = {k: v for k, v in req.model_dump(exclude_unset=True).items() if v is not None or k in _NULL_CHECKED}
     for k in ("seed", "want_policy", "bot", "id"):
         data.pop(k, None)
     seed = req.seed or 0

@@ -1,8 +1,13 @@
 """Hosted matches: the server keeps whole matches, so a thin frontend needs no rules of its own.
 
-``MatchStore`` holds the matches of one server process (in memory: a restart loses them). A match
-is created with its rules, who sits where (a person, ``"human"``, or a bot from the ``BotPool``) and
-an optional seed. Each human seat gets a secret token; everything a seat reads or does needs it.
+``MatchStore`` holds the matches of one server process, in memory and, given a ``store.MatchDB``, in an
+SQLite file too: each new match and each move is committed before the answer, and a restarted server rebuilds
+every match by replaying its actions on the engine (deterministic given the seed and the actions), so a match
+survives a restart or a crash with the same state, event log, ``seq`` and tokens. A match is created with its
+rules, who sits where (a person, ``"human"``, or a bot from the ``BotPool``) and an optional seed. Each human
+seat gets a secret token; everything a seat reads or does needs it. The server keeps only the tokens' hashes.
+Each human seat also gets a join code, for a join link: a friend exchanges it (``join``) for a new token of
+that seat. A seat is *taken* by the first use of its token or of its join code; a taken seat's code is refused.
 After every move the bots move on the server until a person is to move or the match is over.
 
 Every answer carries the events since the caller's last one (each card played, tricks won, turn-ups,
@@ -11,14 +16,18 @@ one only once every seat may see it, and a seat's view is ``seat_view``, which h
 hide (the Yorkshire pitcher's partner's own hand before the lead). The engine (``GameState``) judges
 every move; the explanation of a refusal only names what the engine refused.
 
-Limits: matches per server, idle expiry, and a request rate per client address and per token.
+Limits: matches per server and live matches per client address, idle expiry and, when the server is
+full, eviction of finished and stalled matches; a request rate per client address and per token.
 The clock is injectable, so tests need not sleep.
 """
 
 from __future__ import annotations
 
 import hmac
+import math
 import secrets
+import sqlite3
+import sys
 import threading
 import time
 from collections import OrderedDict, deque
@@ -26,9 +35,11 @@ from dataclasses import dataclass, replace
 
 from allfours_env import GameState, action_name, card_code, make_rules, parse_action, seat_view
 from allfours_env.cards import DECISION_NAMES, GIVE_ONE, JACK, NUM_CARDS, SUIT_MASK, SUITS, THROW_IN, codes
+from allfours_env.deal import stock_layout
 from allfours_env.engine import GIVE_OR_RUN, STAND_OR_BEG
 
 from .core import BotPool, RequestError
+from .store import MatchDB, digest
 
 HUMAN = "human"
 SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
@@ -36,10 +47,19 @@ SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
 @dataclass(frozen=True)
 class Limits:
-    """What one server allows. A rate of 0 switches that limit off."""
+    """What one server allows. A rate (or ``max_matches_per_client``) of 0 switches that limit off.
+
+    A client is a remote address, as for the request rate. A match is *live* until it is over, and counts
+    against the address that created it. A match is *idle* after ``idle_seconds`` without any request for
+    it (then it is forgotten) and *stalled* after ``evict_after_seconds`` without a move (creating it counts
+    as one); when ``max_matches`` are hosted, a new match first makes room by dropping one finished match
+    (the one with the oldest request), else the stalled match with the oldest move.
+    """
 
     max_matches: int = 500
+    max_matches_per_client: int = 20  # live matches one address may have created
     idle_seconds: float = 1800.0  # a match nobody touched for this long is forgotten
+    evict_after_seconds: float = 600.0  # with the server full, a match without a move for this long may go
     client_rate: float = 30.0  # requests a second per client address (to /v1/matches...)
     client_burst: int = 120
     token_rate: float = 10.0  # requests a second per seat token
@@ -79,15 +99,32 @@ class RateLimiter:
 
 
 class Match:
-    def __init__(self, match_id: str, state: GameState, seats: list[str], seed: int, max_events: int, now: float):
+    def __init__(self, match_id: str, state: GameState, seats: list[str], seed: int, max_events: int, now: float,
+                 options: dict | None = None):
         self.id, self.state, self.seats, self.seed = match_id, state, seats, seed
-        self.tokens = {s: secrets.token_urlsafe(24) for s, p in enumerate(seats) if p == HUMAN}
+        self.options = dict(options or {})  # as given to make_rules (what the file keeps)
+        self.token_hashes: dict[int, str] = {}  # seat -> digest of its token: the tokens themselves are not kept
+        self.join_hashes: dict[int, str] = {}  # seat -> digest of its join code
+        self.taken: set[int] = set()  # human seats a person holds: its token was used, or its join link
         self.lock = threading.Lock()
         self.events: deque[dict] = deque(maxlen=max_events)
         self.seq = 0
         self.results: list[dict] = []
-        self.actions: list[tuple[int, int]] = []  # (seat, action) of the whole match, for the record
-        self.last_used = now
+        self.actions: list[tuple[int, int]] = []  # (seat, action) of the whole match: what the file keeps
+        self.last_used = now  # the latest request for it (idle expiry)
+        self.last_move = now  # its creation or the latest move a person made (eviction when full)
+        self.touched = 0.0  # the wall-clock time the file last recorded a request
+        self.client = ""  # the address that created it (the per-client cap)
+
+    def new_secrets(self) -> tuple[dict[int, str], dict[int, str]]:
+        """(tokens, join codes) for the human seats, one of each per seat; no seat is taken yet."""
+        humans = [s for s, p in enumerate(self.seats) if p == HUMAN]
+        tokens = {s: secrets.token_urlsafe(24) for s in humans}
+        codes_ = {s: secrets.token_urlsafe(24) for s in humans}
+        self.token_hashes = {s: digest(t) for s, t in tokens.items()}
+        self.join_hashes = {s: digest(c) for s, c in codes_.items()}
+        self.taken = set()
+        return tokens, codes_
 
     def log(self, events: list[dict]) -> None:
         for e in events:
@@ -99,25 +136,38 @@ class Match:
     def since(self, seq: int) -> list[dict]:
         return [e for e in self.events if e["seq"] > seq]
 
-    def seat_of(self, token: str | None) -> int | None:
-        if not token:
+    @staticmethod
+    def _find(hashes: dict[int, str], secret: str | None) -> int | None:
+        if not secret:
             return None
-        found = None
-        for seat, t in self.tokens.items():  # compare every token in constant time
-            if hmac.compare_digest(t.encode(), token.encode()):
+        h, found = digest(secret).encode(), None
+        for seat, known in hashes.items():  # compare with every hash in constant time
+            if hmac.compare_digest(known.encode(), h):
                 found = seat
         return found
 
+    def seat_of(self, token: str | None) -> int | None:
+        return self._find(self.token_hashes, token)
+
+    def seat_of_code(self, code: str | None) -> int | None:
+        return self._find(self.join_hashes, code)
+
 
 class MatchStore:
-    """The hosted matches of one server: create, read a seat's view, move, delete."""
+    """The hosted matches of one server: create, join, read a seat's view, move, delete.
 
-    def __init__(self, pool: BotPool, limits: Limits | None = None, clock=time.monotonic):
-        self.pool, self.limits, self.clock = pool, limits or Limits(), clock
+    ``db`` (a ``store.MatchDB``, default none: memory only) keeps them across restarts: the matches it holds
+    are rebuilt here at once (``rebuilt``; any it cannot rebuild, with the reason, in ``skipped``)."""
+
+    def __init__(self, pool: BotPool, limits: Limits | None = None, clock=time.monotonic, db: MatchDB | None = None):
+        self.pool, self.limits, self.clock, self.db = pool, limits or Limits(), clock, db
         self._matches: dict[str, Match] = {}
         self._lock = threading.Lock()
         self._clients = RateLimiter(self.limits.client_rate, self.limits.client_burst, clock)
         self._tokens = RateLimiter(self.limits.token_rate, self.limits.token_burst, clock)
+        self.rebuilt, self.skipped = 0, []
+        if db is not None:
+            self._rebuild()
 
     def __len__(self) -> int:
         return len(self._matches)
@@ -126,8 +176,9 @@ class MatchStore:
     def create(self, preset: str, seats: list[str], options: dict | None = None, seed: int | None = None,
                client: str = "") -> dict:
         self._rate(client, None)
+        options = dict(options or {})
         try:
-            rules = make_rules(preset, **(options or {}))
+            rules = make_rules(preset, **options)
         except (ValueError, TypeError) as e:
             raise RequestError(422, "invalid_match", str(e)) from None
         if len(seats) != rules.players:
@@ -142,18 +193,50 @@ class MatchStore:
         state = GameState.new(rules, seed=seed)
         with self._lock:
             self._expire()
+            self._check_client(client)
             if len(self._matches) >= self.limits.max_matches:
-                raise RequestError(429, "server_full", f"this server already hosts {self.limits.max_matches} "
-                                                       "matches: try again later")
+                self._make_room()
             match_id = secrets.token_urlsafe(12)
             match = self._matches[match_id] = Match(match_id, state, list(seats), seed, self.limits.max_events,
-                                                    self.clock())
+                                                    self.clock(), options)
+            match.client = client
         with match.lock:
+            tokens, join_codes = match.new_secrets()
             match.log(_start_events(state))
             self._bots_move(match)
-            return {"match_id": match_id, "tokens": [{"seat": s, "token": t} for s, t in match.tokens.items()],
+            if self.db is not None:
+                try:
+                    self.db.create(match_id, preset, options, seed, match.seats, match.token_hashes,
+                                   match.join_hashes, match.taken, client, match.actions)
+                except sqlite3.Error as e:
+                    with self._lock:
+                        self._matches.pop(match_id, None)
+                    raise _unsaved("match", e) from None
+                match.touched = self.db.clock()
+            return {"match_id": match_id, "tokens": [{"seat": s, "token": t} for s, t in tokens.items()],
+                    "joins": [{"seat": s, "code": c} for s, c in join_codes.items()],
                     "seats": _seats(match), "rules": rules.to_dict(), "seq": match.seq, "events": match.since(0),
                     "to_move": state.current_player if not state.done else None, "done": state.done}
+
+    def join(self, match_id: str, code: str, client: str = "") -> dict:
+        """Take a human seat with its join code: a new token for the seat (the seat's old one stops working)."""
+        self._rate(client, None)
+        match = self._find(match_id)
+        with match.lock:
+            seat = match.seat_of_code(code)
+            if seat is None:
+                raise RequestError(403, "forbidden", "this is not a join code of this match: open the whole join "
+                                                     "link you were given")
+            if match.state.done:
+                raise RequestError(409, "match_over", "the match is over: its seats can no longer be taken")
+            if seat in match.taken:
+                raise RequestError(409, "seat_taken", f"seat {seat} is taken already: a join link seats one person, "
+                                                      "once; ask whoever started the match for a seat still free")
+            token = secrets.token_urlsafe(24)
+            hashes, taken = {**match.token_hashes, seat: digest(token)}, match.taken | {seat}
+            self._seated(match, hashes, taken)
+            match.last_used = self.clock()
+            return {"match_id": match.id, "seat": seat, "token": token, "seats": _seats(match), "seq": match.seq}
 
     def view(self, match_id: str, token: str | None, since: int = 0, client: str = "") -> dict:
         match, seat = self._get(match_id, token, client)
@@ -181,15 +264,18 @@ class MatchStore:
                 raise RequestError(422, "illegal_move", f"illegal move {action_name(a)} for seat {seat}: "
                                                         f"{why_illegal(state, seat, a)}; legal: {legal}",
                                    extra={"legal_actions": legal})
-            start = match.seq if since is None else since
+            start, done = match.seq if since is None else since, len(match.actions)
             self._apply(match, a)
             self._bots_move(match)
+            self._save_moves(match, done)
+            match.last_move = self.clock()
             return _answer(match, seat, start)
 
     def delete(self, match_id: str, token: str | None, client: str = "") -> None:
         match, _ = self._get(match_id, token, client)
         with self._lock:
             self._matches.pop(match.id, None)
+        self._forget([match.id])
 
     def record(self, match_id: str) -> dict:
         """The server's own record of a match (everything, hidden cards included): for tests and operators."""
@@ -206,32 +292,157 @@ class MatchStore:
         if wait:
             raise RateLimited("client", wait)
         if token:
-            wait = self._tokens.wait(f"token:{token}")
+            wait = self._tokens.wait(f"token:{digest(token)}")
             if wait:
                 raise RateLimited("token", wait)
 
-    def _get(self, match_id: str, token: str | None, client: str) -> tuple[Match, int]:
-        self._rate(client, token)
+    def _find(self, match_id: str) -> Match:
+        """The match (404 if there is none, or it has been idle too long: then it goes)."""
+        expired = False
         with self._lock:
             match = self._matches.get(match_id)
             if match is not None and self.clock() - match.last_used > self.limits.idle_seconds:
                 del self._matches[match_id]
-                match = None
-            if match is None:
-                raise RequestError(404, "no_match", f"no match {match_id[:40]!r} here: it never existed, was "
-                                                    "deleted, expired after "
-                                                    f"{self.limits.idle_seconds:g} s idle, or the server restarted")
-            seat = match.seat_of(token)
-            if seat is None:
-                raise RequestError(403, "forbidden", "this needs the token of a human seat of this match "
-                                                     "('Authorization: Bearer <token>')")
-            match.last_used = self.clock()
-            return match, seat
+                match, expired = None, True
+        if expired:
+            self._forget([match_id])
+        if match is None:
+            raise RequestError(404, "no_match", f"no match {match_id[:40]!r} here: it never existed, was "
+                                                "deleted, or expired after "
+                                                f"{self.limits.idle_seconds:g} s idle"
+                                                + ("" if self.db is not None else ", or the server restarted"))
+        return match
+
+    def _get(self, match_id: str, token: str | None, client: str) -> tuple[Match, int]:
+        self._rate(client, token)
+        match = self._find(match_id)
+        seat = match.seat_of(token)
+        if seat is None:
+            raise RequestError(403, "forbidden", "this needs the token of a human seat of this match "
+                                                 "('Authorization: Bearer <token>')")
+        match.last_used = self.clock()
+        if seat not in match.taken:  # the first use of a seat's token takes the seat: its join link no longer can
+            with match.lock:
+                if seat not in match.taken:
+                    self._seated(match, match.token_hashes, match.taken | {seat})
+        elif self.db is not None and self.db.clock() - match.touched > 60:  # idle expiry after a restart
+            match.touched = self.db.clock()
+            try:
+                self.db.touch(match.id)
+            except sqlite3.Error as e:  # only the idle clock of the file: the request itself goes on
+                print(f"allfours serve: warning: could not record a request in {self.db.path}: {e}", file=sys.stderr)
+        return match, seat
+
+    def _seated(self, match: Match, hashes: dict[int, str], taken: set[int]) -> None:
+        """Record a seat taken (under ``match.lock``): in the file first, then here."""
+        if self.db is not None:
+            try:
+                self.db.seated(match.id, hashes, taken)
+            except sqlite3.Error as e:
+                raise _unsaved("seat", e) from None
+            match.touched = self.db.clock()
+        match.token_hashes, match.taken = hashes, taken
+
+    def _save_moves(self, match: Match, done: int) -> None:
+        """Commit the actions after the first ``done`` (under ``match.lock``); if that fails, undo them here."""
+        if self.db is None or len(match.actions) == done:
+            return
+        try:
+            self.db.moved(match.id, done, match.actions[done:])
+        except sqlite3.Error as e:
+            self._replay(match, match.actions[:done])
+            raise _unsaved("move", e) from None
+        match.touched = self.db.clock()
+
+    def _replay(self, match: Match, actions: list[tuple[int, int]]) -> None:
+        """Rebuild ``match`` from its seed and ``actions``: its state, events, seq and results as they were then."""
+        state = GameState.new(make_rules(match.state.rules.preset, **match.options), seed=match.seed)
+        match.state, match.seq, match.results, match.actions = state, 0, [], []
+        match.events.clear()
+        match.log(_start_events(state))
+        for seat, action in actions:
+            if state.done or state.current != seat or not state.is_legal(action):
+                raise ValueError(f"action {len(match.actions)} ({action_name(action)} by seat {seat}) is not "
+                                 "legal there: the file does not match this engine")
+            match.actions.append((seat, action))
+            match.log(apply_with_events(state, action))
+
+    def _rebuild(self) -> None:
+        """Rebuild every match the file keeps (dropping those idle too long); the bots move where it is their turn."""
+        db, now = self.db, self.clock()
+        db.delete_idle(self.limits.idle_seconds)
+        wall = db.clock()
+        for row in db.load():
+            try:
+                rules = make_rules(row["preset"], **row["options"])
+                for spec in row["seats"]:
+                    if spec != HUMAN:
+                        self.pool.get(spec, row["preset"], rules.players)
+                match = Match(row["id"], GameState.new(rules, seed=row["seed"]), row["seats"], row["seed"],
+                              self.limits.max_events, now, row["options"])
+                self._replay(match, row["actions"])
+            except (RequestError, ValueError, TypeError, KeyError) as e:
+                self.skipped.append((row["id"], getattr(e, "message", None) or str(e)))
+                continue
+            match.token_hashes, match.join_hashes, match.taken = row["tokens"], row["joins"], row["taken"]
+            match.client, match.touched = row["client"], row["touched"]
+            match.last_used = now - max(0.0, wall - row["touched"])
+            match.last_move = now - max(0.0, wall - row["moved"])
+            done = len(match.actions)
+            self._bots_move(match)  # nothing to do unless the server stopped before the bots' replies were kept
+            self._save_moves(match, done)
+            self._matches[match.id] = match
+            self.rebuilt += 1
+
+    def _forget(self, match_ids: list[str]) -> None:
+        """Delete matches from the file (they are already gone here)."""
+        if self.db is not None and match_ids:
+            try:
+                self.db.delete(match_ids)
+            except sqlite3.Error as e:  # they stay in the file, and go at the next start (idle) or deletion
+                print(f"allfours serve: warning: could not delete matches from {self.db.path}: {e}", file=sys.stderr)
 
     def _expire(self) -> None:
         now = self.clock()
-        for k in [k for k, m in self._matches.items() if now - m.last_used > self.limits.idle_seconds]:
+        gone = [k for k, m in self._matches.items() if now - m.last_used > self.limits.idle_seconds]
+        for k in gone:
             del self._matches[k]
+        self._forget(gone)
+
+    def _check_client(self, client: str) -> None:
+        """429 if ``client`` already has as many live matches as one address may (under ``_lock``)."""
+        cap = self.limits.max_matches_per_client
+        if cap <= 0:
+            return
+        live = sum(1 for m in self._matches.values() if m.client == client and not m.state.done)
+        if live >= cap:
+            raise RequestError(429, "too_many_matches",
+                               f"this address already has {live} live matches, the most one client may have "
+                               f"({cap}): finish or delete one (DELETE /v1/matches/{{id}}) first")
+
+    def _make_room(self) -> None:
+        """Drop one match to make room for a new one (under ``_lock``): the finished match with the oldest
+        request, else the stalled one (no move for ``evict_after_seconds``) with the oldest move; else 429."""
+        now, limits = self.clock(), self.limits
+        if not self._matches:
+            raise RequestError(429, "server_full", f"this server hosts no matches (max_matches={limits.max_matches})")
+        finished = [m for m in self._matches.values() if m.state.done]
+        if finished:
+            gone = min(finished, key=lambda m: m.last_used).id
+            del self._matches[gone]
+            self._forget([gone])
+            return
+        oldest = min(self._matches.values(), key=lambda m: m.last_move)
+        wait = oldest.last_move + limits.evict_after_seconds - now
+        if wait <= 0:
+            del self._matches[oldest.id]
+            self._forget([oldest.id])
+            return
+        err = RequestError(429, "server_full", f"this server already hosts {limits.max_matches} matches, every "
+                                               f"one with a move in the last {limits.evict_after_seconds:g} s: "
+                                               f"try again in {math.ceil(wait)} s")
+        err.headers = {"Retry-After": str(max(1, math.ceil(wait)))}
+        raise err
 
     def _apply(self, match: Match, action: int) -> None:
         match.actions.append((match.state.current, action))
@@ -249,8 +460,13 @@ class MatchStore:
             self._apply(match, action)
 
 
+def _unsaved(what: str, e: Exception) -> RequestError:
+    return RequestError(503, "storage_unavailable", f"the server could not save the {what} ({e}): nothing changed; "
+                                                    "try again in a moment")
+
+
 def _seats(match: Match) -> list[dict]:
-    return [{"seat": s, "player": p} for s, p in enumerate(match.seats)]
+    return [{"seat": s, "player": p, "taken": p != HUMAN or s in match.taken} for s, p in enumerate(match.seats)]
 
 
 def _answer(match: Match, seat: int, since: int) -> dict:
@@ -318,6 +534,7 @@ def apply_with_events(state: GameState, action: int) -> list[dict]:
     seat = state.current
     hand, deals, n_turnups, n_tricks = state.hand_no, state.deals, len(state.turnups), len(state.tricks)
     trump_before, thrown = state.trump, state.hands[seat]
+    stock, stock_pos, dealer_side = state.stock[:], state.stock_pos, state.side(state.dealer)
     probe = state.clone()
     probe.rules = replace(state.rules, episode="hand")
     probe.apply(action)
@@ -339,17 +556,36 @@ def apply_with_events(state: GameState, action: int) -> list[dict]:
                        "plays": [{"seat": s, "card": card_code(c)} for s, c in plays],
                        "thrown_in": [{"seat": s, "cards": codes(m)} for s, m in thrown_in]})
     if state.hand_no == hand and state.deals > deals:  # the pack ran out: the same dealer deals again
+        events += _ran_out(state, stock, stock_pos, dealer_side)
         events.append({"type": "redeal", "dealer": state.dealer})
         events += _turnup_events(state, state.turnups)
     elif state.hand_no == hand:
         events += _turnup_events(state, state.turnups[n_turnups:])
     if state.hand_no > hand:
+        if probe.deals > deals:  # the pack ran out, and the new deal's turn-up won the match
+            events += _ran_out(probe, stock, stock_pos, dealer_side)
+            events.append({"type": "redeal", "dealer": probe.dealer})
+            events += _turnup_events(probe, probe.turnups)
+        else:  # the cards run from the pack, the last one's kick winning the match (none otherwise)
+            events += _turnup_events(probe, probe.turnups[n_turnups:])
         events.append(_result_event(hand, state.hand_results[hand], probe, probe))
         if state.deals > probe.deals:  # the next hand was dealt
             events += _deal_events(state, hand + 1)
         if state.hand_no > hand + 1:  # ... and its turn-up won the match
             events.append(_result_event(hand + 1, state.hand_results[hand + 1], state, None))
     return events + _over_events(state)
+
+
+def _ran_out(state: GameState, stock: list[int], pos: int, side: int) -> list[dict]:
+    """The cards turned up by running the pack until it ran out (the redeal forgets them; their kicks stay)."""
+    run = len(stock_layout(state.n, state.eldest, 1)) - 1  # a batch to every seat, then a turn-up
+    events = []
+    while len(stock) - pos >= run:
+        c = stock[pos + run - 1]
+        pos += run
+        events.append({"type": "turnup", "card": card_code(c), "points": state.rules.kicks.get(c % 13, 0),
+                       "side": side})
+    return events
 
 
 def _result_event(hand_no: int, result: dict, scored: GameState, played: GameState | None) -> dict:

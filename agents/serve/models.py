@@ -1,22 +1,60 @@
 """Request and response models of the bot protocol (HTTP and JSON lines): pydantic only, no web framework.
 
-The models check the shape and the types (strictly: ``"1"`` is not a seat, ``1.0`` is not a seat);
+The models check the shape and the types (strictly: ``"1"`` is not a seat, nor is ``1.5``; ``1.0`` is the
+number 1, as JSON Schema reads it);
 the game itself is checked by replaying it on the engine (``allfours.agents.serve.replay``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from allfours_env import PRESETS
+from allfours_env.engine import PHASE_NAMES
+from allfours_env.rules import ALLOWED_PLAYERS, OPTION_NAMES
 
 from .replay import MAX_DECISIONS, MAX_TRICKS
 
-Card = str  # two characters, rank then suit: "TH" is the ten of hearts
+# The largest integer a JSON client (a browser's Number) holds exactly: seeds and sequence numbers stay below it,
+# so that the OpenAPI description's bound is the one the server enforces, in every language.
+MAX_JSON_INT = 2 ** 53 - 1
+
+
+def _nocase(word: str) -> str:
+    """A regex matching ``word`` in any case (JSON Schema patterns have no flags)."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
+
+
+# A card code, two characters, rank then suit ("TH" is the ten of hearts), in either case, as the engine reads it.
+CARD_PATTERN = "^[2-9TJQKAtjqka][CDHScdhs]$"
+DECISION_WORDS = ("STAND", "BEG", "GIVE_ONE", "RUN_PACK", "THROW_IN")
+# A move of a hosted match: a card code or a decision word, in either case.
+ACTION_PATTERN = "^([2-9TJQKAtjqka][CDHScdhs]|" + "|".join(_nocase(w) for w in DECISION_WORDS) + ")$"
+Card = Annotated[str, Field(pattern=CARD_PATTERN)]
+Suit = Literal["C", "D", "H", "S", "c", "d", "h", "s"]
+
+
+def _whole_numbers(x):
+    """``2.0`` as ``2``: JSON (and JSON Schema, which the OpenAPI description speaks) makes no difference
+    between them, and a browser cannot send one but not the other. Any other float stays a float."""
+    if isinstance(x, float) and x.is_integer() and abs(x) <= MAX_JSON_INT:
+        return int(x)
+    if isinstance(x, dict):
+        return {k: _whole_numbers(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_whole_numbers(v) for v in x]
+    return x
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _json_numbers(cls, data):
+        return _whole_numbers(data) if isinstance(data, dict) else data
 
 
 class Play(_Strict):
@@ -55,6 +93,10 @@ class ActRequest(_Strict):
     against the replay when present.
     """
 
+    model_config = ConfigDict(json_schema_extra={"examples": [  # Seven Up: the eldest stands or begs
+        {"preset": "seven_up", "seat": 1, "dealer": 0, "hand": ["2C", "5C", "TD", "JH", "3S", "AS"],
+         "turnups": ["9H"], "bot": None}]})
+
     preset: Literal["yorkshire", "traditional", "seven_up"]
     options: dict[str, bool | int | str] | None = Field(
         None, max_length=16, description="rule options: players, target, must_follow_suit, throw_in, reward, "
@@ -71,8 +113,9 @@ class ActRequest(_Strict):
                                 description="tricks of this hand in order; the last may be the one in progress")
     current_trick: Trick | None = Field(None, description="seat_view's trick in progress (or put it last in tricks)")
     hand_points: list[int] | None = Field(None, max_length=4, description="points each side scored this hand")
-    bot: str | None = Field(None, max_length=200, description="a bot from GET /v1/bots (default: the first)")
-    seed: int | None = Field(None, ge=0, lt=2 ** 63, description="randomness of the bot and of the made-up hidden "
+    bot: str | None = Field(None, min_length=1, max_length=200,
+                            description="a bot from GET /v1/bots (default: the first)")
+    seed: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="randomness of the bot and of the made-up hidden "
                                                                 "cards (default 0: the same view, the same answer)")
     id: str | int | None = Field(None, description="echoed in the answer")
     want_policy: bool = Field(True, description="include the probabilities over the legal actions")
@@ -80,14 +123,14 @@ class ActRequest(_Strict):
     players: int | None = Field(None, ge=2, le=4)
     side: int | None = None
     eldest: int | None = None
-    phase: str | None = Field(None, max_length=20)
+    phase: Literal[PHASE_NAMES] | None = None
     to_move: int | None = None
     target: int | None = None
     hand_hidden: bool | None = None
     hand_sizes: list[int] | None = Field(None, max_length=4)
-    trump: str | None = Field(None, max_length=2)
-    turnup: Card | None = Field(None, max_length=2)
-    voids: list[list[str]] | None = Field(None, max_length=4)
+    trump: Suit | None = None
+    turnup: Card | None = None
+    voids: list[list[Suit]] | None = Field(None, max_length=4)
     out: list[int] | None = Field(None, max_length=4)
     legal_actions: list[str] | None = Field(None, max_length=57)
     done: bool | None = None
@@ -103,7 +146,7 @@ class BotInfo(BaseModel):
 
 class ActResponse(BaseModel):
     action: str = Field(description="a card code ('TH') or a decision word (STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN)")
-    action_id: int = Field(description="the action id, 0..56 (SPEC section 6)")
+    action_id: int = Field(description="the action id, 0..56 (docs/rules.md section 6)")
     probabilities: dict[str, float] | None = Field(
         description="probability of each legal action where the bot has a policy, else null")
     legal_actions: list[str]
@@ -155,8 +198,8 @@ class CreateMatchRequest(_Strict):
         None, max_length=16, description="rule options: players, target, must_follow_suit, throw_in, episode, ...")
     seats: list[str] = Field(min_length=2, max_length=4, description="one per seat in play order: 'human' for a "
                              "person (who gets a token), else a bot from GET /v1/bots")
-    seed: int | None = Field(None, ge=0, lt=2 ** 63, description="the deals and the bots' randomness; whoever "
-                             "knows it can work out every hand (default: a secret random seed)")
+    seed: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="the deals and the bots' randomness; "
+                             "whoever knows it can work out every hand (default: a secret random seed)")
 
     @field_validator("seats")
     @classmethod
@@ -165,13 +208,42 @@ class CreateMatchRequest(_Strict):
             raise ValueError("a seat is 'human' or a bot spec of at most 200 characters")
         return seats
 
+    @model_validator(mode="after")
+    def _known_options(self) -> CreateMatchRequest:
+        """Refuse an unknown option by name; ``options.preset`` (as seat_view writes it) must be the preset."""
+        options = dict(self.options or {})
+        if "preset" in options:
+            if options["preset"] != self.preset:
+                raise ValueError(f"options.preset {options['preset']!r} differs from preset {self.preset!r}")
+            del options["preset"]
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown} in options: valid options are {list(OPTION_NAMES)}")
+        self.options = options
+        return self
+
+
+def match_options_schema(preset: str) -> dict:
+    """The JSON Schema of ``options`` for a hosted match of ``preset``: exactly what ``make_rules`` accepts."""
+    props = {"preset": {"const": preset},
+             "players": {"type": "integer", "enum": list(ALLOWED_PLAYERS[preset])},
+             "target": {"type": "integer", "minimum": 1, "maximum": 1000},
+             "must_follow_suit": {"type": "boolean"}, "throw_in": {"type": "boolean"},
+             "reward": {"enum": ["match", "points"]}, "episode": {"enum": ["match", "hand"]},
+             "low_cut_deals": {"type": "boolean"} if PRESETS[preset].first_dealer == "cut" else {"const": False}}
+    assert set(props) == {"preset", *OPTION_NAMES}, "an option of make_rules is missing here"
+    return {"type": "object", "properties": props, "additionalProperties": False, "maxProperties": 16}
+
 
 class MoveRequest(_Strict):
-    action: str = Field(max_length=8, description="a card code ('TH') or STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN")
-    since: int | None = Field(None, ge=0, lt=2 ** 63, description="answer the events after this seq (default: "
-                              "from this move on)")
-    expect_seq: int | None = Field(None, ge=0, lt=2 ** 63, description="refuse the move (409) unless the match's "
-                                   "seq is still this: guards against a double submit")
+    model_config = ConfigDict(json_schema_extra={"examples": [{"action": "STAND"}, {"action": "TH", "since": 4}]})
+
+    action: str = Field(pattern=ACTION_PATTERN, description="a card code ('TH') or STAND, BEG, GIVE_ONE, RUN_PACK, "
+                                                            "THROW_IN (either case)")
+    since: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="answer the events after this seq "
+                              "(default: from this move on)")
+    expect_seq: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="refuse the move (409) unless the "
+                                   "match's seq is still this: guards against a double submit")
 
 
 class SeatToken(BaseModel):
@@ -179,9 +251,33 @@ class SeatToken(BaseModel):
     token: str = Field(description="the seat's secret: send it as 'Authorization: Bearer <token>'")
 
 
+class SeatJoin(BaseModel):
+    seat: int
+    code: str = Field(description="the seat's one-time join code, for a friend: POST /v1/matches/{id}/join "
+                                  "exchanges it for the seat's token")
+
+
 class SeatInfo(BaseModel):
     seat: int
     player: str = Field(description="'human' or the bot's spec")
+    taken: bool = Field(description="whether somebody holds the seat: a bot, or a person who used its token or "
+                                    "its join code (a taken seat's join code is refused)")
+
+
+class JoinRequest(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"code": "k3J9x2-example-join-code"}]})
+
+    code: str = Field(min_length=1, max_length=64, description="the join code from POST /v1/matches ('joins'), "
+                                                               "as a join link carries it")
+
+
+class JoinResponse(BaseModel):
+    match_id: str
+    seat: int = Field(description="the seat taken")
+    token: str = Field(description="the seat's new secret: send it as 'Authorization: Bearer <token>' (the "
+                                   "seat's token from POST /v1/matches stops working)")
+    seats: list[SeatInfo]
+    seq: int = Field(description="the number of the latest event")
 
 
 class MatchEvent(BaseModel):
@@ -195,6 +291,8 @@ class MatchEvent(BaseModel):
 class CreateMatchResponse(BaseModel):
     match_id: str
     tokens: list[SeatToken] = Field(description="one per human seat; shown once, never again")
+    joins: list[SeatJoin] = Field(description="a join code per human seat, for the person who will sit there "
+                                              "(a join link); shown once, never again")
     seats: list[SeatInfo]
     rules: dict[str, Any]
     seq: int = Field(description="the number of the latest event")

@@ -1,5 +1,7 @@
 """``allfours serve``: the bots over HTTP (``allfours.agents.serve.app``).
 
+Hosted matches are kept in an SQLite file (``--db``, default ``$XDG_STATE_HOME/allfours/matches.db``, else
+``~/.local/state/allfours/matches.db``; ``--db :memory:`` keeps none), so they survive a restart.
 ``bot_help`` and ``check_bots`` are shared with ``allfours bot``.
 """
 
@@ -8,11 +10,14 @@ from __future__ import annotations
 import errno
 import socket
 import sys
+from pathlib import Path
 
 import uvicorn
 
 from allfours.agents.serve.app import create_app
 from allfours.agents.serve.core import DEFAULT_BOTS, BotPool, RequestError, shipped_bots
+from allfours.agents.serve.hosted import MatchStore
+from allfours.agents.serve.store import MEMORY, MatchDB, StoreError, default_path
 
 from .common import Parser, UsageError, fail, port, positive_int
 
@@ -44,21 +49,45 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=port, default=8000, help="TCP port, 1-65535 (default 8000)")
     p.add_argument("--bot", action="append", dest="bots", metavar="SPEC", help=bot_help())
     p.add_argument("--max-body-bytes", type=positive_int, default=64 * 1024, help="refuse larger request bodies (413)")
+    p.add_argument("--db", metavar="PATH", default=None,
+                   help="the SQLite file that keeps hosted matches across restarts (default: "
+                        f"{_shown(default_path())}); ':memory:' keeps them in memory only")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     args = p.parse_args(argv)
     pool = BotPool(args.bots)
     err = check_bots(pool, None)
     if err:
         return fail(prog, f"argument --bot: {err}")
+    try:
+        db = MatchDB.open(default_path() if args.db is None else args.db)
+    except StoreError as e:
+        return fail(prog, f"argument --db: {e}")
     try:  # bind before announcing anything: a port in use is a usage error, not a traceback later
         sock = bind(args.host, args.port)
     except UsageError as e:
+        if db is not None:
+            db.close()
         return fail(prog, str(e))
-    app = create_app(pool=pool, max_body_bytes=args.max_body_bytes)
-    print(f"allfours serve: bots {pool.specs} on http://{args.host}:{args.port} (docs at /docs)", file=sys.stderr)
+    matches = MatchStore(pool, db=db)
+    for match_id, why in matches.skipped:
+        print(f"allfours serve: warning: match {match_id} not rebuilt: {why}", file=sys.stderr)
+    kept = f"matches in {db.path} ({matches.rebuilt} rebuilt)" if db is not None else f"matches in memory ({MEMORY})"
+    app = create_app(pool=pool, max_body_bytes=args.max_body_bytes, matches=matches)
+    print(f"allfours serve: bots {pool.specs} on http://{args.host}:{args.port} (docs at /docs); {kept}",
+          file=sys.stderr)
     server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:
+        if db is not None:
+            db.close()
     return 0
+
+
+def _shown(path) -> str:
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home):] if text.startswith(home + "/") else text
 
 
 def bind(host: str, port_: int) -> socket.socket:

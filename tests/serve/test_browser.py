@@ -1,4 +1,7 @@
-"""The play page (GET /play) in a real browser: headless Chromium plays a whole Yorkshire match by clicking.
+"""The play page (GET /play) in a real browser: headless Chromium plays a whole Yorkshire match by clicking,
+a reload picks a match up again, the hand summaries add up, and leaving asks first.
+
+What the tests look at is what the browser displays (``is_displayed``, ``checkVisibility``), not attributes.
 
 Chromium and its driver come from Debian's packages (``.ci/browser_deps.sh``); Selenium is pointed at
 /usr/bin/chromedriver, and Selenium Manager (which would download a browser) is made to fail if called.
@@ -7,6 +10,7 @@ Chromium and its driver come from Debian's packages (``.ci/browser_deps.sh``); S
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -22,7 +26,8 @@ from selenium.webdriver.common.selenium_manager import SeleniumManager
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from allfours.agents.serve.app import create_app
-from allfours_env import GameState, parse_action
+from allfours.agents.serve.store import MatchDB
+from allfours_env import GameState, make_rules, parse_action
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium "
@@ -30,7 +35,7 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's ch
 
 # What the page offers now: the end of the match, a hand summary to dismiss, a decision, a legal card.
 PAGE_STATE = """
-const shown = (id) => !document.getElementById(id).hidden;
+const shown = (id) => document.getElementById(id).checkVisibility();
 if (shown('match-result')) return 'over';
 if (shown('hand-summary')) return 'summary';
 if (document.body.dataset.busy === 'true') return 'wait';
@@ -38,11 +43,18 @@ if (document.querySelector('#decisions button[data-action]:not([data-action="THR
 if (document.querySelector('#hand .card[data-legal="true"]')) return 'card';
 return 'wait';
 """
+# The summary's rows as displayed: each adds its data-points (per side) to the hand.
+SUMMARY_ROWS = """
+return [...document.querySelectorAll('#hand-summary td[data-points]')]
+  .filter((td) => td.checkVisibility() && td.id !== 'summary-points')
+  .map((td) => [td.id, td.textContent, JSON.parse(td.dataset.points)]);
+"""
+CARD_ID = re.compile(r"\b[2-9TJQKA][CDHS]\b")
 
 
 @pytest.fixture(scope="module")
-def server():
-    app = create_app(["heuristic", "random"])
+def server(tmp_path_factory):
+    app = create_app(["heuristic", "random"], db=MatchDB(tmp_path_factory.mktemp("db") / "matches.db"))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
@@ -58,18 +70,35 @@ def server():
     sock.close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    def no_download(*args, **kwargs):
-        raise AssertionError("Selenium Manager ran: the test must use /usr/bin/chromedriver and /usr/bin/chromium")
+def _no_download(*args, **kwargs):
+    raise AssertionError("Selenium Manager ran: the test must use /usr/bin/chromedriver and /usr/bin/chromium")
 
-    original, SeleniumManager.binary_paths = SeleniumManager.binary_paths, no_download
+
+def _chrome():
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    return webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    original, SeleniumManager.binary_paths = SeleniumManager.binary_paths, _no_download
+    driver = _chrome()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        SeleniumManager.binary_paths = original
+
+
+@pytest.fixture()
+def friend(browser):
+    """A second browser session (its own profile: its own storage), for a friend at the same table."""
+    original, SeleniumManager.binary_paths = SeleniumManager.binary_paths, _no_download
+    driver = _chrome()
     try:
         yield driver
     finally:
@@ -81,22 +110,39 @@ def test_play_a_whole_yorkshire_match_by_clicking(server, browser):
     app, base = server
     browser.get(f"{base}/play?delay=0")
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    shown = lambda id: browser.find_element(By.ID, id).is_displayed()  # noqa: E731
+    assert shown("setup") and not shown("game") and not shown("leave")  # no empty board under the form
+    seat_rows = lambda: [e.text.split("\n")[0] for e in browser.find_elements(  # noqa: E731
+        By.CSS_SELECTOR, "#seat-choices label") if e.is_displayed()]
+    Select(browser.find_element(By.ID, "preset")).select_by_value("seven_up")
+    assert not shown("players-row") and seat_rows() == ["Opponent"]  # two players, no partner
+    Select(browser.find_element(By.ID, "preset")).select_by_value("traditional")
+    assert shown("players-row") and seat_rows() == ["Left (opponent)", "Partner", "Right (opponent)"]
+    Select(browser.find_element(By.ID, "players")).select_by_value("2")
+    assert seat_rows() == ["Opponent"]
     Select(browser.find_element(By.ID, "preset")).select_by_value("yorkshire")
-    assert not browser.find_element(By.ID, "partner-row").get_attribute("hidden")  # four players: a bot partner
-    Select(browser.find_element(By.ID, "opponent")).select_by_value("heuristic")
-    Select(browser.find_element(By.ID, "partner")).select_by_value("random")
+    assert not shown("players-row") and len(seat_rows()) == 3  # four players: a partner, a bot or a friend
+    Select(browser.find_element(By.ID, "seat-1")).select_by_value("heuristic")
+    Select(browser.find_element(By.ID, "seat-2")).select_by_value("random")
+    Select(browser.find_element(By.ID, "seat-3")).select_by_value("heuristic")
     browser.find_element(By.ID, "start").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "game").get_attribute("data-match-id"))
+    match_id = browser.find_element(By.ID, "game").get_attribute("data-match-id")
+    assert shown("game") and not shown("setup")
 
-    summaries, clicks = [], 0
+    summaries, clicks, refused = [], 0, 0
     while True:
         state = WebDriverWait(browser, 30).until(lambda d: (s := d.execute_script(PAGE_STATE)) != "wait" and s)
         if state == "over":
             break
         try:
             if state == "summary":
-                summaries.append({k: browser.find_element(By.ID, f"summary-{k}").text
-                                  for k in ("high", "low", "jack", "game", "scores")})
+                summaries.append(read_summary(browser))
                 browser.find_element(By.ID, "continue").click()
+            elif state == "card" and not refused and (wrong := browser.find_elements(
+                    By.CSS_SELECTOR, '#hand .card[data-legal="false"]')):
+                refused += 1
+                check_a_refused_card(browser, app, match_id, wrong[0])
             elif state == "decision":
                 browser.find_element(By.CSS_SELECTOR, "#decisions button[data-action]").click()
             else:
@@ -106,13 +152,14 @@ def test_play_a_whole_yorkshire_match_by_clicking(server, browser):
         clicks += 1
         assert clicks < 2000, "the match did not end"
 
-    match_id = browser.find_element(By.ID, "game").get_attribute("data-match-id")
-    shown = json.loads(browser.find_element(By.ID, "match-result").get_attribute("data-scores"))
+    final = json.loads(browser.find_element(By.ID, "match-result").get_attribute("data-scores"))
     record = app.state.matches.record(match_id)
     assert record["done"] and max(record["scores"]) >= 11
-    assert shown == record["scores"]
+    assert final == record["scores"] and refused == 1
     assert browser.find_element(By.ID, "final-scores").text == (
-        f"You and partner {shown[0]}, Opponents {shown[1]}")
+        f"You and partner {final[0]}, Opponents {final[1]}")
+    assert browser.find_element(By.ID, "hand-no").text == str(record["results"][-1]["hand_no"] + 1)
+    shown = final
     # The server's record replays on the engine to the same score.
     replay = GameState.new(record["preset"], seed=record["seed"])
     for seat, action in record["actions"]:
@@ -126,5 +173,292 @@ def test_play_a_whole_yorkshire_match_by_clicking(server, browser):
             rank = "10" if result["high_card"][0] == "T" else result["high_card"][0]
             assert rank in text["high"] and ("You and partner" in text["high"] or "Opponents" in text["high"])
         assert text["scores"] == " \u2013 ".join(str(p) for p in result["scores"])
+        assert text["sum"] == text["points"] == result["points"], text  # the rows add up to the hand's points
+        assert text["board"] == ("", [])  # behind the summary nobody is to move, no "Clubs led" prompt
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def read_summary(browser) -> dict:
+    """The hand summary as displayed: each row's text, the rows' points summed per side, the hand's points,
+    and what the board behind it shows (who is marked to move, and the prompt unless it says the hand is over)."""
+    rows = browser.execute_script(SUMMARY_ROWS)
+    points = json.loads(browser.find_element(By.ID, "summary-points").get_attribute("data-points"))
+    total = [sum(p[side] for _, _, p in rows) for side in range(len(points))]
+    prompt = browser.find_element(By.ID, "prompt").text
+    to_move = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".seat.to-move, .seat .tags span")
+               if e.is_displayed() and (e.tag_name != "span" or e.text == "to move")]
+    out = {row_id.removeprefix("summary-"): text for row_id, text, _ in rows}
+    out.update(scores=browser.find_element(By.ID, "summary-scores").text, sum=total, points=points,
+               board=("" if prompt.endswith("is over.") else prompt, to_move))
+    return out
+
+
+def check_a_refused_card(browser, app, match_id: str, card) -> None:
+    """A card the rules refuse: the hand, its raised cards and the buttons stay; the page says why in words."""
+    def hand():
+        return [(c.get_attribute("data-card"), c.get_attribute("data-legal"), c.is_displayed())
+                for c in browser.find_elements(By.CSS_SELECTOR, "#hand .card")]
+
+    before, buttons = hand(), browser.find_element(By.ID, "decisions").text
+    moves = len(app.state.matches.record(match_id)["actions"])
+    card.click()
+    message = browser.find_element(By.ID, "message")
+    WebDriverWait(browser, 10).until(lambda d: message.is_displayed())
+    text = message.text
+    assert "were led: you must follow" in text and not CARD_ID.search(text) and "legal" not in text, text
+    assert hand() == before and browser.find_element(By.ID, "decisions").text == buttons
+    assert any(legal == "true" for _, legal, _ in before)  # the legal cards are still raised
+    assert len(app.state.matches.record(match_id)["actions"]) == moves  # nothing was played
+
+
+def resume(browser, base: str, made: dict, seat: int = 0, creator: bool = True) -> None:
+    """Open the page on a match made through the API, as the page keeps one in this tab (a reload finds it)."""
+    token = next(t["token"] for t in made["tokens"] if t["seat"] == seat)
+    saved = {"id": made["match_id"], "token": token, "seat": seat, "creator": creator,
+             "settings": {"preset": made["rules"]["preset"], "options": {},
+                          "seats": [s["player"] for s in made["seats"]]}}
+    browser.get(f"{base}/play?delay=0")
+    browser.execute_script("sessionStorage.clear(); localStorage.setItem('allfours.match', arguments[0]);",
+                           json.dumps(saved))
+    browser.get(f"{base}/play?delay=0")
+    wait_for_the_board(browser)
+
+
+def wait_for_the_board(browser) -> None:
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+                                     and d.find_element(By.ID, "hand-no").text)
+    assert browser.find_element(By.ID, "game").is_displayed()
+
+
+def play_until(browser, done) -> None:
+    """Click a decision or a legal card until ``done(page state)``."""
+    for _ in range(500):
+        state = WebDriverWait(browser, 30).until(lambda d: (s := d.execute_script(PAGE_STATE)) != "wait" and s)
+        if done(state):
+            return
+        try:
+            if state == "decision":
+                browser.find_element(By.CSS_SELECTOR, "#decisions button[data-action]").click()
+            elif state == "card":
+                browser.find_element(By.CSS_SELECTOR, '#hand .card[data-legal="true"]').click()
+            else:
+                raise AssertionError(f"unexpected page state {state}")
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError("the page never got there")
+
+
+def log_lines(browser) -> list[str]:
+    return [li.get_attribute("textContent") for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+
+
+def first_seed(preset: str, options: dict, ok) -> int:
+    return next(seed for seed in range(10_000) if ok(GameState.new(preset, seed=seed, **options)))
+
+
+def test_a_reload_keeps_the_match_and_the_summary_counts_the_turn_up(server, browser):
+    """Traditional, two players, a first turn-up that kicks: the summary has a row for it, and the rows add up."""
+    app, base = server
+    options = {"players": 2}
+    kicks = make_rules("traditional", **options).kicks
+    seed = first_seed("traditional", options, lambda s: kicks.get(s.turnups[0] % 13) and not s.done)
+    made = app.state.matches.create("traditional", ["human", "heuristic"], options, seed)
+    mid, turnup = made["match_id"], made["events"][1]
+    assert turnup["type"] == "turnup" and turnup["points"] == kicks[parse_action(turnup["card"]) % 13]
+    resume(browser, base, made)
+    lines = log_lines(browser)
+    assert lines[0] == "Hand 1: Opponent deals." or lines[0] == "Hand 1: You deal."
+    assert any(line.startswith("Turned up:") and f"+{turnup['points']}" in line for line in lines), lines
+    play_until(browser, lambda state: len(log_lines(browser)) > len(lines) + 4)
+    lines = log_lines(browser)
+    browser.refresh()  # the same match, and the same story so far
+    wait_for_the_board(browser)
+    assert log_lines(browser) == lines and len(lines) > 5
+    play_until(browser, lambda state: state == "summary")
+    text, result = read_summary(browser), app.state.matches.record(mid)["results"][0]
+    assert text["sum"] == text["points"] == result["points"] and text["board"] == ("", [])
+    rank = {"T": "10"}.get(turnup["card"][0], turnup["card"][0])
+    assert rank in text["kicks"] and f"+{turnup['points']}" in text["kicks"], text
+
+    # Leaving asks first; staying changes nothing; leaving a match nobody else is in ends it on the server.
+    browser.find_element(By.ID, "continue").click()
+    browser.find_element(By.ID, "leave").click()
+    dialog = browser.find_element(By.ID, "leave-confirm")
+    assert dialog.is_displayed() and "cannot be taken up again" in dialog.text
+    browser.find_element(By.ID, "leave-no").click()
+    assert not dialog.is_displayed() and browser.find_element(By.ID, "game").is_displayed()
+    assert mid in app.state.matches._matches
+    browser.find_element(By.ID, "leave").click()
+    browser.find_element(By.ID, "leave-yes").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "setup").is_displayed())
+    assert not browser.find_element(By.ID, "game").is_displayed()  # the old table is gone
+    assert mid not in app.state.matches._matches
+
+
+def test_give_one_ending_the_match_and_leaving_a_match_with_other_people(server, browser):
+    """Traditional, two people, to 1: the other begs and this seat, the dealer, gives one: the match is over."""
+    app, base = server
+    store = app.state.matches
+    options = {"players": 2, "target": 1}
+    seed = first_seed("traditional", options, lambda s: s.dealer == 0 and not s.done)
+    made = store.create("traditional", ["human", "human"], options, seed)
+    mid, tokens = made["match_id"], {t["seat"]: t["token"] for t in made["tokens"]}
+    store.move(mid, tokens[1], "BEG")
+
+    # Somebody else started it (creator=False): leaving only forgets it here; it goes on for the other person.
+    resume(browser, base, made, creator=False)
+    browser.find_element(By.ID, "leave").click()
+    dialog = browser.find_element(By.ID, "leave-confirm")
+    assert dialog.is_displayed() and "1 other person is playing" in dialog.text and "goes on for them" in dialog.text
+    browser.find_element(By.ID, "leave-yes").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "setup").is_displayed())
+    assert store.view(mid, tokens[1])["view"]["to_move"] == 0  # still there, waiting for seat 0
+
+    resume(browser, base, made)
+    browser.find_element(By.ID, "action-GIVE_ONE").click()
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script(PAGE_STATE) == "summary")
+    text, result = read_summary(browser), store.record(mid)["results"][0]
+    assert text["sum"] == text["points"] == result["points"] == [0, 1]
+    assert "+1" in text["gift"] and "Opponent" in text["gift"] and "before the first card" in text["unplayed"]
+    assert not {"high", "low", "jack", "game"} & set(text), text  # no "not played" four times
+    browser.find_element(By.ID, "continue").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "match-result").is_displayed())
+    assert browser.find_element(By.ID, "hand-no").text == "1"
+    browser.find_element(By.ID, "new-match").click()
+
+    # A match this page started, with another person in it: leaving ends it for everyone, after asking so.
+    made = store.create("traditional", ["human", "human"], {"players": 2}, seed)
+    resume(browser, base, made)
+    browser.find_element(By.ID, "leave").click()
+    assert "ends it for everyone" in browser.find_element(By.ID, "leave-confirm").text
+    assert browser.find_element(By.ID, "leave-yes").text == "End the match for everyone"
+    browser.find_element(By.ID, "leave-yes").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "setup").is_displayed())
+    assert made["match_id"] not in store._matches
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def click_once(driver, state: str) -> bool:
+    """One click of what the page offers in ``state`` (a summary's Continue, a decision, a legal card)."""
+    try:
+        if state == "summary":
+            driver.find_element(By.ID, "continue").click()
+        elif state == "decision":
+            driver.find_element(By.CSS_SELECTOR, "#decisions button[data-action]").click()
+        elif state == "card":
+            driver.find_element(By.CSS_SELECTOR, '#hand .card[data-legal="true"]').click()
+        else:
+            return False
+    except StaleElementReferenceException:
+        return False
+    return True
+
+
+RULES_WORDS = " ".join((Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text().replace("`", "").split())
+
+
+def test_two_friends_play_a_whole_match_by_link_and_a_reload_carries_on(server, browser, friend):
+    """Two browser sessions at one table: the creator makes seat 1 a friend's and sends its join link; the
+    friend opens it and takes the seat. Both play by clicking to the end; a reload mid-hand (and the tab opened
+    again, its session storage gone) carries on where the match stands, with the same story so far."""
+    app, base = server
+    store = app.state.matches
+    browser.get(f"{base}/play?delay=0&poll=200")
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    browser.execute_script("sessionStorage.clear(); localStorage.clear();")
+    browser.get(f"{base}/play?delay=0&poll=200")
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    Select(browser.find_element(By.ID, "preset")).select_by_value("traditional")
+    Select(browser.find_element(By.ID, "players")).select_by_value("2")
+    Select(browser.find_element(By.ID, "seat-1")).select_by_value("human")
+    browser.find_element(By.ID, "target").send_keys("4")
+    browser.find_element(By.ID, "start").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "game").get_attribute("data-match-id"))
+    mid = browser.find_element(By.ID, "game").get_attribute("data-match-id")
+    link_box = browser.find_element(By.CSS_SELECTOR, "#invite-list input")
+    assert browser.find_element(By.ID, "invites").is_displayed()
+    link = link_box.get_attribute("value")
+    assert link.startswith(f"{base}/play#join={mid}.") and link_box.get_attribute("data-seat") == "1"
+    assert "not joined yet" in browser.find_element(By.ID, "pos-top").text
+
+    friend.get(link.replace("/play#", "/play?delay=0&poll=200#"))
+    wait_for_the_board(friend)
+    assert friend.find_element(By.ID, "game").get_attribute("data-seat") == "1"
+    assert "#join" not in friend.current_url  # the spent code is off the address bar
+    assert "person" in friend.find_element(By.ID, "pos-top").text  # the other seat is a person, not a bot
+    assert store._matches[mid].taken == {0, 1}
+
+    pages, clicks, explained, reloaded, reopened = {"creator": browser, "friend": friend}, 0, set(), False, False
+    deadline = time.monotonic() + 400
+    while True:
+        states = {name: d.execute_script(PAGE_STATE) for name, d in pages.items()}
+        if all(s == "over" for s in states.values()):
+            break
+        assert time.monotonic() < deadline, states
+        acted = False
+        for name, d in pages.items():
+            state = states[name]
+            if state in ("decision", "card"):  # whose turn it is: the page marks the seat and says so
+                me = d.find_element(By.ID, "game").get_attribute("data-seat")
+                assert d.find_element(By.ID, "game").get_attribute("data-to-move") == me
+                explain = d.find_element(By.ID, "explain")
+                if explain.is_displayed():  # rules at hand, in docs/rules.md's words
+                    for p in explain.find_elements(By.TAG_NAME, "p"):
+                        assert " ".join(p.text.split()).rstrip(". ") in RULES_WORDS, p.text
+                    explained.add(state)
+            if click_once(d, state):
+                acted, clicks = True, clicks + 1
+        if not acted:
+            time.sleep(0.1)
+        hand = store._matches[mid].state
+        if not reloaded and clicks >= 6 and hand.tricks and not hand.done:  # mid-hand: a reload carries on
+            lines, cards = log_lines(friend), friend.find_element(By.ID, "hand").text
+            friend.refresh()
+            wait_for_the_board(friend)
+            WebDriverWait(friend, 30).until(lambda d, before=lines: log_lines(d)[:len(before)] == before)
+            assert friend.find_element(By.ID, "game").get_attribute("data-match-id") == mid
+            if len(log_lines(friend)) == len(lines):
+                assert friend.find_element(By.ID, "hand").text == cards
+            reloaded = True
+        if reloaded and not reopened and clicks >= 9 and not store._matches[mid].state.done:
+            # The tab closed and opened again: no session storage, the browser's local storage has the seat.
+            browser.execute_script("sessionStorage.clear();")
+            browser.get(f"{base}/play?delay=0&poll=200")
+            wait_for_the_board(browser)
+            assert browser.find_element(By.ID, "game").get_attribute("data-seat") == "0"
+            reopened = True
+        assert clicks < 1000, "the match did not end"
+
+    assert reloaded and reopened and {"decision", "card"} <= explained, explained
+    record = store.record(mid)
+    assert record["done"] and record["seats"] == ["human", "human"] and max(record["scores"]) >= 4
+    for d in pages.values():
+        assert json.loads(d.find_element(By.ID, "match-result").get_attribute("data-scores")) == record["scores"]
+    won = record["winner"]
+    assert pages["creator" if won == 0 else "friend"].find_element(By.ID, "result-title").text == "You win the match"
+    # Replayed on the engine, the server's record gives the same score: nothing lost or doubled on the way.
+    replay = GameState.new("traditional", seed=record["seed"], players=2, target=4)
+    for seat, action in record["actions"]:
+        assert replay.current == seat
+        replay.apply(parse_action(action))
+    assert replay.done and replay.scores == record["scores"]
+
+    # The Rules panel: the preset's rules, in docs/rules.md's words.
+    browser.find_element(By.ID, "rules-open").click()
+    panel = browser.find_element(By.ID, "rules-panel")
+    assert panel.is_displayed() and browser.find_element(By.ID, "rules-title").text == "Rules: Traditional"
+    items = [li.text for li in panel.find_elements(By.CSS_SELECTOR, "#rules-body li")]
+    assert len(items) >= 8 and any("BEG" in t for t in items)
+    browser.find_element(By.ID, "rules-close").click()
+    assert not panel.is_displayed()
+
+    # The link again, now that the match is over: one clear error, and the setup form.
+    friend.get(link.replace("/play#", "/play?delay=0#"))
+    WebDriverWait(friend, 30).until(lambda d: d.find_element(By.ID, "setup-error").is_displayed())
+    text = friend.find_element(By.ID, "setup-error").text
+    assert text.startswith("Could not join the match:") and "over" in text, text
+    for d in pages.values():
+        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "/join" not in e["message"]]
+        assert not errors, errors

@@ -15,16 +15,17 @@ from hypothesis import strategies as st
 
 from allfours.agents.serve.app import create_app
 from allfours.agents.serve.core import BotPool
-from allfours.agents.serve.hosted import Limits, MatchStore
+from allfours.agents.serve.hosted import Limits, MatchStore, _start_events, apply_with_events
 from allfours_env import GameState, card_code, parse_action
-from allfours_env.cards import THROW_IN, codes
+from allfours_env.cards import RUN_PACK, THROW_IN, codes
+from allfours_env.deal import TURN_UP, stock_layout
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
 BOTS = ["heuristic", "random"]
-NO_LIMITS = Limits(client_rate=0, token_rate=0, max_matches=100_000)
+NO_LIMITS = Limits(client_rate=0, token_rate=0, max_matches=100_000, max_matches_per_client=0)
 ALL_CODES = [card_code(c) for c in range(52)]
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 DOC_STEPS = re.findall(r"<!-- hosted -->\n```\n(.*?)\n```\n\nanswer `(\d+)`(?::\n\n```json\n(.*?)\n```)?",
@@ -108,8 +109,12 @@ class Witness:
             if e["type"] in ("play", "decision", "throw_in"):
                 assert self.state.current == e["seat"]
                 action, held = moves_of([e])[0], self.state.hands[e["seat"]]
-                self.state.apply(action)  # the engine accepts it: the card (or the hand thrown in) is on the table
+                s, deals = self.state, self.state.deals
+                stock, pos, layout = s.stock, s.stock_pos, stock_layout(s.n, s.eldest, 52)
+                s.apply(action)  # the engine accepts it: the card (or the hand thrown in) is on the table
                 self.public |= set(codes(held if action == THROW_IN else 1 << action if action < 52 else 0))
+                if action == RUN_PACK and s.deals > deals:  # every turn-up of the run before the pack ran out
+                    self.public |= {card_code(stock[i]) for i in range(pos, len(stock)) if layout[i] == TURN_UP}
                 self.public |= {card_code(c) for c in self.state.turnups}
 
     def check(self, answer: dict, seat: int, server_state: GameState) -> None:
@@ -202,6 +207,48 @@ def test_hand_results_name_the_cards_behind_high_low_and_jack(client, app):
             assert e["jack_card"] == (jack if jack in played else None)
             assert (e["jack"] is None) == (e["jack_card"] is None)
     assert n >= 2
+
+
+def test_a_hands_points_are_accounted_for_by_its_events():
+    """docs/rules.md sections 3 and 5: the kicks of the turn-ups and the point for 'take one' count as
+    they happen (a run of the pack that runs out keeps them), then High, Low, Jack and Game in that
+    order, stopping the moment a side reaches the target. The events of a hand (turn-ups with their
+    points, a GIVE_ONE with its point, the hand_result) say it all, so a frontend can show where every
+    point of the hand came from."""
+    seen = {"kick": 0, "gift": 0, "ran_out": 0, "cut_short": 0, "unplayed": 0}
+    for preset, options in [("traditional", {"players": 2}), ("traditional", {"players": 3}), ("traditional", {}),
+                            ("seven_up", {}), ("seven_up", {"target": 2}), ("traditional", {"players": 2, "target": 3}),
+                            ("yorkshire", {})]:
+        for seed in range(60):
+            state = GameState.new(preset, seed=seed, **options)
+            rng = random.Random(seed)
+            events = _start_events(state)
+            while not state.done:
+                events += apply_with_events(state, rng.choice(state.legal_actions()))
+            hand = []
+            for e in events:
+                hand = [] if e["type"] == "deal" else hand + [e]
+                if e["type"] != "hand_result":
+                    continue
+                sides, target = len(e["points"]), state.rules.target
+                before = [s - p for s, p in zip(e["scores"], e["points"])]
+                points = [0] * sides
+                for x in hand:
+                    if x.get("points") and x["type"] in ("turnup", "decision"):
+                        points[x["side"]] += x["points"]
+                        seen["kick" if x["type"] == "turnup" else "gift"] += 1
+                seen["ran_out"] += any(x["type"] == "redeal" for x in hand) and points != [0] * sides
+                played = any(x["type"] == "play" for x in hand)
+                seen["unplayed"] += not played
+                awards = [(e["high"], 1), (e["low"], 1), (e["jack"], e["jack_points"]), (e["game"], 1)]
+                for side, p in awards if played else []:
+                    if any(b + q >= target for b, q in zip(before, points)):
+                        seen["cut_short"] += side is not None
+                        continue
+                    if side is not None:
+                        points[side] += p
+                assert points == e["points"], (preset, options, seed, hand)
+    assert all(seen.values()), seen
 
 
 def test_the_pitchers_partner_sees_no_card_of_its_own_before_the_lead(client, app):
@@ -335,7 +382,7 @@ def test_other_refusals(client):
     assert err["type"] == "illegal_move" and "STAND (the turn-up's suit is trump) or BEG" in err["message"]
     assert err["legal_actions"] == ["STAND", "BEG"]
     err = error_of(client.post(f"/v1/matches/{mid}/moves", json={"action": "XX"}, headers=me), 422)
-    assert err["type"] == "invalid_move" and "bad card code" in err["message"]
+    assert err["type"] in ("invalid_move", "invalid_request") and "'XX'" in err["message"]  # one clear line
     err = error_of(client.post(f"/v1/matches/{mid}/moves", json={"action": "STAND", "expect_seq": 0}, headers=me), 409)
     assert err["type"] == "stale"
     assert client.post(f"/v1/matches/{mid}/moves", json={"action": "STAND"}, headers=me).status_code == 200
@@ -415,6 +462,77 @@ def test_matches_per_server():
     assert len(store) == 1
 
 
+def finish(c, made) -> None:
+    """Play a hosted match (one human seat) to its end with the first legal move."""
+    url, h = f"/v1/matches/{made['match_id']}", auth(made["tokens"][0]["token"])
+    view = c.get(url, headers=h).json()["view"]
+    while not view["done"]:
+        r = c.post(f"{url}/moves", json={"action": view["legal_actions"][0]}, headers=h)
+        assert r.status_code == 200, r.text
+        view = r.json()["view"]
+
+
+def test_live_matches_per_client():
+    c, store, clock = limited(max_matches_per_client=2, idle_seconds=60)
+    other = TestClient(c.app, client=("203.0.113.9", 4000))  # another address
+    quick = {"preset": "seven_up", "options": {"target": 1}, "seats": ["human", "heuristic"], "seed": 3}
+    a, b = create(c, **quick), create(c, **quick)
+    assert not a["done"] and not b["done"]
+    r = c.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "heuristic"]})
+    err = error_of(r, 429)
+    assert err["type"] == "too_many_matches" and "(2)" in err["message"] and "2 live matches" in err["message"]
+    assert other.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "heuristic"]}).status_code == 201
+    finish(c, a)  # a finished match no longer counts against its creator ...
+    b2 = create(c, **quick)
+    assert error_of(c.post("/v1/matches", json=quick), 429)["type"] == "too_many_matches"
+    assert c.delete(f"/v1/matches/{b2['match_id']}", headers=auth(b2["tokens"][0]["token"])).status_code == 204
+    create(c, **quick)  # ... nor does a deleted one
+    clock.now += 61  # nor expired ones
+    assert len([create(c, **quick) for _ in range(2)]) == 2 and len(store) == 2
+
+
+def test_a_full_server_drops_a_finished_match_else_the_longest_without_a_move():
+    c, store, clock = limited(max_matches=3, evict_after_seconds=600, idle_seconds=1800)
+    quick = {"preset": "seven_up", "options": {"target": 1}, "seats": ["human", "heuristic"], "seed": 3}
+    made = {}
+    for name in "abc":
+        made[name] = create(c, **quick)
+        clock.now += 10
+    created = {"a": 1000.0, "b": 1010.0, "c": 1020.0}
+
+    def alive(name) -> bool:
+        m = made[name]
+        r = c.get(f"/v1/matches/{m['match_id']}", headers=auth(m["tokens"][0]["token"]))
+        assert r.status_code in (200, 404), r.text
+        return r.status_code == 200
+
+    # Full, and every match has moved (or was created) within 600 s: refused, with when to come back.
+    r = c.post("/v1/matches", json=quick)
+    err = error_of(r, 429)
+    assert err["type"] == "server_full" and "3 matches" in err["message"] and "600 s" in err["message"]
+    assert int(r.headers["Retry-After"]) == created["a"] + 600 - clock.now
+    # A move keeps a match in play; a request without one does not.
+    clock.now = 1100
+    a = made["a"]
+    view = c.get(f"/v1/matches/{a['match_id']}", headers=auth(a["tokens"][0]["token"])).json()["view"]
+    r = c.post(f"/v1/matches/{a['match_id']}/moves", json={"action": view["legal_actions"][0]},
+               headers=auth(a["tokens"][0]["token"]))
+    assert r.status_code == 200 and not r.json()["view"]["done"]
+    clock.now = created["b"] + 600 - 10
+    assert alive("c")  # c is read, not moved
+    clock.now = created["b"] + 600
+    made["d"] = create(c, **quick)  # b has had no move for 600 s, the longest of the three: it goes
+    assert [alive(n) for n in "abcd"] == [True, False, True, True]
+    clock.now = created["c"] + 600
+    made["e"] = create(c, **quick)  # then c, though read 10 s ago
+    assert [alive(n) for n in "acde"] == [True, False, True, True]
+    # A finished match goes before any other, even one stalled for longer.
+    clock.now = 1000 + 1700  # d and e have had no move for over 600 s, a had one at 1100 ...
+    finish(c, made["a"])  # ... and now finishes
+    made["f"] = create(c, **quick)
+    assert [alive(n) for n in "adef"] == [False, True, True, True] and len(store) == 3
+
+
 def test_request_rate_per_client_and_per_token():
     c, store, clock = limited(client_rate=1, client_burst=3)
     made = create(c, "seven_up", {}, ["human", "heuristic"])
@@ -488,7 +606,8 @@ def test_the_documented_session():
             if answer:
                 got = r.json()
                 if "tokens" in got:
-                    ids = {"<match_id>": got["match_id"], "<token>": got["tokens"][0]["token"]}
+                    ids = {"<match_id>": got["match_id"], "<token>": got["tokens"][0]["token"],
+                           "<code>": got["joins"][0]["code"]}
                 text = r.text
                 for placeholder, real in ids.items():
                     text = text.replace(real, placeholder)

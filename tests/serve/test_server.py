@@ -91,6 +91,146 @@ def test_openapi_describes_the_api(client):
     assert "ActRequest" in spec["components"]["schemas"]
 
 
+def _walk(x):
+    yield x
+    for y in (x.values() if isinstance(x, dict) else x if isinstance(x, list) else ()):
+        yield from _walk(y)
+
+
+def test_openapi_says_what_the_server_takes(client):
+    """The description's enums, bounds and examples are the server's: what it admits is taken (or refused only
+    by the game), what it refuses is refused."""
+    spec = client.get("/openapi.json").json()
+    schemas, paths = spec["components"]["schemas"], spec["paths"]
+    act = schemas["ActRequest"]["properties"]
+    assert {"type": "string", "enum": ["heuristic", "random", "search:worlds=2"]} in act["bot"]["anyOf"]
+    assert {"type": "string", "enum": ["stand_or_beg", "give_or_run", "play", "over"]} in act["phase"]["anyOf"]
+    for node in _walk(spec):  # an integer's bounds are integers (FastAPI writes 3.0, which invites a 3.0)
+        if isinstance(node, dict) and node.get("type") == "integer":
+            assert all(isinstance(node[k], int) for k in ("minimum", "maximum") if k in node), node
+    # the examples in the description are answered
+    for example in schemas["ActRequest"]["examples"]:
+        assert client.post("/v1/act", json=example).status_code == 200
+    for example in schemas["CreateMatchRequest"]["examples"]:
+        r = client.post("/v1/matches", json=example)
+        assert r.status_code == 201, r.text
+    # every route documents the errors it can answer
+    statuses = {(p, m): set(op["responses"]) for p, ops in paths.items() for m, op in ops.items()}
+    assert {"200", "400", "413", "422"} <= statuses[("/v1/act", "post")]
+    assert {"201", "400", "413", "422", "429"} <= statuses[("/v1/matches", "post")]
+    moves = statuses[("/v1/matches/{match_id}/moves", "post")]
+    assert {"200", "400", "403", "404", "409", "413", "422", "429"} <= moves
+    assert {"204", "403", "404", "422", "429"} <= statuses[("/v1/matches/{match_id}", "delete")]
+    assert error_of(client.post("/v1/matches", content=b"\x00", headers={"content-type": "application/json"}),
+                    400)["type"] == "invalid_json"
+
+
+def test_openapi_links_lead_from_a_new_match_to_its_routes(client):
+    spec = client.get("/openapi.json").json()
+    links = spec["paths"]["/v1/matches"]["post"]["responses"]["201"]["links"]
+    ops = {op["operationId"]: (path, method) for path, item in spec["paths"].items() for method, op in item.items()}
+    assert {ops[link["operationId"]] for link in links.values()} == {
+        ("/v1/matches/{match_id}", "get"), ("/v1/matches/{match_id}", "delete"),
+        ("/v1/matches/{match_id}/moves", "post"), ("/v1/matches/{match_id}/join", "post")}
+    made = client.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "random"], "seed": 3}).json()
+    for name, link in links.items():  # evaluate the runtime expressions by hand: they name real fields
+        params = link["parameters"]
+        assert params["path.match_id"] == "$response.body#/match_id"
+        if name == "JoinMatch":
+            assert link["requestBody"] == {"code": "$response.body#/joins/0/code"} and made["joins"][0]["seat"] == 0
+        else:
+            assert params["header.authorization"] == "Bearer {$response.body#/tokens/0/token}"
+    # From a join, the new token leads to the seat's view and moves.
+    join = spec["paths"]["/v1/matches/{match_id}/join"]["post"]["responses"]["200"]["links"]
+    assert {ops[link["operationId"]] for link in join.values()} == {
+        ("/v1/matches/{match_id}", "get"), ("/v1/matches/{match_id}/moves", "post")}
+    assert {link["parameters"]["header.authorization"] for link in join.values()} == {"Bearer {$response.body#/token}"}
+    joined = client.post(f"/v1/matches/{made['match_id']}/join", json={"code": made["joins"][0]["code"]}).json()
+    r = client.get(f"/v1/matches/{made['match_id']}", headers={"authorization": f"Bearer {joined['token']}"})
+    assert r.status_code == 200 and r.json()["seat"] == 0
+
+
+def test_hosted_match_fields_take_their_whole_schema_range(client):
+    made = client.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "random"], "seed": 2 ** 53 - 1})
+    assert made.status_code == 201, made.text
+    made = made.json()
+    url, h = f"/v1/matches/{made['match_id']}", {"authorization": f"Bearer {made['tokens'][0]['token']}"}
+    err = error_of(client.post(url + "/moves", json={"action": "STAND", "expect_seq": 2 ** 53 - 1}, headers=h), 409)
+    assert err["type"] == "stale"
+    err = error_of(client.post(url + "/moves", json={"action": "STAND", "expect_seq": 2 ** 53}, headers=h))
+    assert err["type"] == "invalid_request" and "expect_seq" in err["message"]
+    assert client.get(url, params={"since": 2 ** 53 - 1}, headers=h).status_code == 200
+    assert error_of(client.get(url, params={"since": 2 ** 53}, headers=h))["type"] == "invalid_request"
+    err = error_of(client.post(url + "/moves", json={"action": "STAND!"}, headers=h))
+    assert "'STAND!' is not a move" in err["message"] and "pattern" not in err["message"]
+    for seats in (["", ""], ["random", "random"]):  # the schema says so too: an enum and 'contains human'
+        err = error_of(client.post("/v1/matches", json={"preset": "seven_up", "seats": seats}))
+        assert "at least one seat must be 'human'" in err["message"]
+
+
+def test_hosted_options_may_name_their_preset(client):
+    """seat_view's options carry 'preset': the same preset is fine, another is refused in one clear line."""
+    r = client.post("/v1/matches", json={"preset": "seven_up", "options": {"preset": "seven_up", "target": 3},
+                                         "seats": ["human", "random"]})
+    assert r.status_code == 201 and r.json()["rules"]["target"] == 3
+    err = error_of(client.post("/v1/matches", json={"preset": "seven_up", "options": {"preset": "yorkshire"},
+                                                    "seats": ["human", "random"]}))
+    assert err["message"] == "body: options.preset 'yorkshire' differs from preset 'seven_up'"
+    err = error_of(client.post("/v1/matches", json={"preset": "seven_up", "options": {"preset": 1},
+                                                    "seats": ["human", "random"]}))
+    assert "differs from preset" in err["message"] and "make_rules" not in err["message"]
+
+
+def test_whole_numbers_and_nulls_as_json_schema_reads_them(client):
+    v = VIEWS[3]
+    want = client.post("/v1/act", json={**v, "bot": "random", "seed": 5}).json()
+    same = {**v, "bot": "random", "seed": 5.0, "seat": float(v["seat"]), "dealer": float(v["dealer"]),
+            "scores": [float(x) for x in v["scores"]], "target": None, "players": None, "phase": None}
+    assert client.post("/v1/act", json=same).json() == want
+    err = error_of(client.post("/v1/act", json={**v, "seat": v["seat"] + 0.5}))
+    assert err["type"] == "invalid_request" and "seat" in err["message"]
+    assert error_of(client.post("/v1/act", json={**v, "phase": ""}))["type"] == "invalid_request"
+    assert error_of(client.post("/v1/act", json={**v, "trump": ""}))["type"] == "invalid_request"
+    assert error_of(client.post("/v1/act", json={**v, "bot": ""}))["type"] == "invalid_request"
+
+
+def test_405_allows_every_method_of_the_path(client):
+    for path, allowed in (("/v1/matches/abc", "DELETE, GET"), ("/v1/act", "POST"), ("/v1/matches", "POST")):
+        r = client.options(path)
+        err = error_of(r, 405)
+        assert r.headers["allow"] == allowed and err["type"] == "method_not_allowed"
+        assert err["message"] == f"OPTIONS is not allowed here: use {allowed.replace(', ', ' or ')}"
+
+
+def test_a_content_length_that_is_not_a_number_gets_a_json_400():
+    """uvicorn refuses it before the app (plain text, docs/protocol.md); another server may pass it on."""
+    import asyncio
+
+    app = create_app(["random"])
+    sent = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/v1/matches", "raw_path": b"/v1/matches", "query_string": b"", "root_path": "",
+             "headers": [(b"content-type", b"application/json"), (b"content-length", b"-1")],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["status"] == 400 and (b"content-type", b"application/json") in sent[0]["headers"]
+    body = json.loads(sent[1]["body"])
+    assert body["error"] == {"status": 400, "type": "invalid_request",
+                             "message": "the Content-Length header must be a number of bytes, got '-1'"}
+
+
+def test_the_page_may_not_be_framed(client):
+    csp = client.get("/play").headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp and "default-src 'self'" in csp
+
+
 @pytest.mark.parametrize("preset,options", CASES)
 def test_act_every_preset(client, preset, options):
     for v in views(preset, options, 7, every=0.5)[:6]:
@@ -133,14 +273,13 @@ def test_minimal_request(client):
 # ---------------------------------------------------------------------- errors
 def test_impossible_views_get_a_4xx_that_says_why(client):
     v = next(x for x in VIEWS if x["preset"] == "yorkshire" and len(x["tricks"]) >= 2)
-    held, played = v["hand"][0], v["tricks"][0]["plays"][0]["card"]
+    played = v["tricks"][0]["plays"][0]["card"]
     unseen = next(card_code(c) for c in range(52) if card_code(c) not in json.dumps(v))
     cases = [
         ({**v, "hand": v["hand"] + [unseen]}, "must hold"),  # one card too many
         ({**v, "hand": v["hand"][1:] + [played]}, "appears twice"),  # held and played
         ({**v, "seat": (v["seat"] + 1) % 4}, ""),  # someone else's view: its hand and plays do not fit
         ({**v, "scores": [11, 0]}, "target"),  # game over
-        ({**v, "hand": [held.lower()[::-1]] + v["hand"][1:]}, "card code"),
         ({**v, "decisions": ["STAND"]}, "no trump decisions"),
     ]
     for body, fragment in cases:
@@ -164,6 +303,9 @@ def test_malformed_requests(client):
     assert error_of(client.post("/v1/act", json=[v]))["type"] == "invalid_request"
     err = error_of(client.post("/v1/act", json={**v, "seat": "1"}))
     assert err["type"] == "invalid_request" and "seat" in err["message"]
+    err = error_of(client.post("/v1/act", json={**v, "hand": [v["hand"][0].lower()[::-1]] + v["hand"][1:]}))
+    assert err["type"] == "invalid_request" and "hand.0: " in err["message"] and "is not a card code" in err["message"]
+    assert "pattern" not in err["message"]  # what a card code is, not the regex behind it
     assert "Field required" in error_of(client.post("/v1/act", json={"preset": "yorkshire"}))["message"]
     assert error_of(client.post("/v1/act", json={**v, "extra": 1}))["type"] == "invalid_request"
     err = error_of(client.post("/v1/act", json={**v, "bot": "../../etc/passwd.pt"}))

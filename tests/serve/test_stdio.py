@@ -103,7 +103,7 @@ def test_example_client_against_a_real_server_on_loopback():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "allfours", "serve", "--port", str(port),
+    server = subprocess.Popen([sys.executable, "-m", "allfours", "serve", "--port", str(port), "--db", ":memory:",
                                "--bot", "heuristic", "--bot", "random"], stderr=subprocess.PIPE, text=True)
     try:
         url = f"http://127.0.0.1:{port}"

@@ -1,12 +1,32 @@
 // All Fours play page: a thin client of the hosted-match API (docs/protocol.md, "Hosted matches").
 // The server keeps the game and judges every move; this page only shows what its seat may see.
+// Friends: the creator chooses which seats are people and gets a join link for each (/play#join=ID.CODE: the
+// code travels in the fragment, which no server log sees). The seat's token is kept in this browser's storage,
+// so a reload, or the tab opened again, reads the match from the start and carries on.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
   const params = new URLSearchParams(location.search);
   // ?delay=0 turns the animation off (the browser test uses it); milliseconds per card otherwise.
   const DELAY = params.has("delay") ? Math.max(0, Number(params.get("delay")) || 0) : 450;
+  // ?poll=MS: how often a seat waiting for another person looks again (default 1500).
+  const POLL = params.has("poll") ? Math.max(100, Number(params.get("poll")) || 1500) : 1500;
   const STORE_KEY = "allfours.match";
+  // The tab's own match first (two tabs may hold two seats), else the last one this browser played.
+  const stores = [window.sessionStorage, window.localStorage];
+  const saveSeat = (saved) => stores.forEach((st) => st.setItem(STORE_KEY, JSON.stringify(saved)));
+  const forgetSeat = () => stores.forEach((st) => st.removeItem(STORE_KEY));
+  function loadSeat() {
+    for (const st of stores) {
+      try {
+        const saved = JSON.parse(st.getItem(STORE_KEY) || "null");
+        if (saved && saved.id && saved.token) return saved;
+      } catch (e) {
+        // unreadable: try the next
+      }
+    }
+    return null;
+  }
   const SUIT_SYMBOL = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
   const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
   const RANK_NAME = { T: "10" };
@@ -19,7 +39,10 @@
   const PRESET_PLAYERS = { yorkshire: 4, seven_up: 2 };
 
   let bots = [];
-  let game = null; // {id, token, seat, seats, n, seq, view, lastTrick, trick, settings, over}
+  let rules = null; // static/rules.json: the words of docs/rules.md
+  // {id, token, seat, seats, n, seq, view, results, target, lastTrick, trick, turnups, hand, settings, over, creator}
+  // hand: what the current hand's events said so far (its kicks, a point given, whether a card was played).
+  let game = null;
 
   // ------------------------------------------------------------------ small helpers
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -56,6 +79,7 @@
     if (!r.ok) {
       const e = new Error((data.error && data.error.message) || r.statusText);
       e.status = r.status;
+      e.type = data.error && data.error.type;
       throw e;
     }
     return data;
@@ -84,10 +108,15 @@
     return layout[game.n][rel(seat)];
   }
 
+  const SEAT_NAMES = { 2: ["You", "Opponent"], 3: ["You", "Left", "Right"], 4: ["You", "Left", "Partner", "Right"] };
+
   function seatName(seat) {
     if (seat === game.seat) return "You";
-    const names = { 2: ["You", "Opponent"], 3: ["You", "Left", "Right"], 4: ["You", "Left", "Partner", "Right"] };
-    return names[game.n][rel(seat)];
+    return SEAT_NAMES[game.n][rel(seat)];
+  }
+
+  function isPerson(seat) {
+    return Boolean(game.seats[seat]) && game.seats[seat].player === "human";
   }
 
   function sideName(side) {
@@ -119,26 +148,39 @@
     select.value = names.includes(old) ? old : names.includes(preferred) ? preferred : names[0] || "";
   }
 
+  const FRIEND = { name: "human", label: "A friend (gets a join link)" };
+
+  // One choice per seat besides yours (seat 0): a bot, or a friend who joins by link.
   function refreshSetup() {
     const preset = $("preset").value;
     const fixed = PRESET_PLAYERS[preset];
     show("players-row", !fixed);
     const players = fixed || Number($("players").value);
-    show("partner-row", players === 4);
     const choices = botChoices(preset, players);
     const neural = choices.find((b) => b.kind === "neural");
-    fillSelect($("opponent"), choices, neural ? neural.name : "heuristic");
-    fillSelect($("partner"), choices, neural ? neural.name : "heuristic");
-    $("start").disabled = choices.length === 0;
+    const old = {};
+    for (const sel of $("seat-choices").querySelectorAll("select")) old[sel.id] = sel.value;
+    const labels = { 2: ["Opponent"], 3: ["Left", "Right"], 4: ["Left (opponent)", "Partner", "Right (opponent)"] };
+    const rows = [];
+    for (let s = 1; s < players; s++) {
+      const select = el("select", { id: `seat-${s}`, data: { seat: String(s) } },
+        el("option", { value: FRIEND.name }, FRIEND.label),
+        ...choices.map((b) => el("option", { value: b.name }, `${b.name} (${b.kind})`)));
+      const names = [FRIEND.name, ...choices.map((b) => b.name)];
+      const wanted = old[select.id];
+      select.value = names.includes(wanted) ? wanted : (neural ? neural.name : choices.some((b) => b.name === "heuristic")
+        ? "heuristic" : (choices[0] || FRIEND).name);
+      rows.push(el("label", { id: `seat-row-${s}` }, labels[players][s - 1], select));
+    }
+    $("seat-choices").replaceChildren(...rows);
+    show("rules-preset", Boolean(rules));
   }
 
   function setupSettings() {
     const preset = $("preset").value;
     const players = PRESET_PLAYERS[preset] || Number($("players").value);
-    const opponent = $("opponent").value;
-    const partner = $("partner").value;
     const seats = ["human"];
-    for (let s = 1; s < players; s++) seats.push(players === 4 && s === 2 ? partner : opponent);
+    for (let s = 1; s < players; s++) seats.push($(`seat-${s}`).value);
     const options = {};
     if (preset === "traditional") options.players = players;
     const target = $("target").value.trim();
@@ -152,11 +194,11 @@
     try {
       const created = await api("POST", "/v1/matches", settings);
       const mine = created.tokens[0];
-      game = {
-        id: created.match_id, token: mine.token, seat: mine.seat, seats: created.seats, n: created.seats.length,
-        seq: 0, view: null, lastTrick: null, trick: [], turnups: [], settings, over: null,
-      };
-      sessionStorage.setItem(STORE_KEY, JSON.stringify({ id: game.id, token: game.token, seat: game.seat, settings }));
+      const base = `${location.origin}${location.pathname}`;
+      const invites = created.joins.filter((j) => j.seat !== mine.seat).map((j) => ({ seat: j.seat, link: `${base}#join=${created.match_id}.${j.code}` }));
+      const saved = { id: created.match_id, token: mine.token, seat: mine.seat, settings, creator: true, invites };
+      game = newGame(saved, created.seats);
+      saveSeat(saved);
       enterGame();
       await refresh(true);
     } catch (e) {
@@ -165,6 +207,16 @@
       show("setup-error", true);
       setBusy(false);
     }
+  }
+
+  function newGame(saved, seats) {
+    const settings = saved.settings || { preset: "", options: {}, seats: [] };
+    return { invites: [], ...saved, settings, seats, n: seats.length || (settings.seats || []).length, seq: 0, view: null,
+      results: [], target: null, lastTrick: null, trick: [], turnups: [], hand: freshHand(), over: null };
+  }
+
+  function freshHand() {
+    return { kicks: [], gift: null, played: false };
   }
 
   function enterGame() {
@@ -180,12 +232,13 @@
   }
 
   function backToSetup(note) {
-    sessionStorage.removeItem(STORE_KEY);
+    forgetSeat();
     game = null;
     show("game", false);
     show("leave", false);
     show("match-result", false);
     show("hand-summary", false);
+    show("leave-confirm", false);
     show("setup", true);
     $("setup-error").textContent = note || "";
     show("setup-error", Boolean(note));
@@ -204,16 +257,27 @@
   }
 
   async function move(action) {
-    if (!game || document.body.dataset.busy === "true") return;
+    if (!game || !game.view || document.body.dataset.busy === "true") return;
+    if (!game.view.legal_actions.includes(action)) { // the rules refuse it: say why, change nothing
+      message(whyNot(action));
+      return;
+    }
     message("");
     setBusy(true);
     $("decisions").replaceChildren(); // nothing more to choose until the server answers
     for (const c of $("hand").querySelectorAll(".card")) c.dataset.legal = "false";
+    drawTurn(null, "");
     try {
       const state = await api("POST", `/v1/matches/${encodeURIComponent(game.id)}/moves`,
         { action, since: game.seq, expect_seq: game.seq });
       await absorb(state, true);
     } catch (e) {
+      if (e.status === 422 && game && game.view) { // refused after all: the hand and buttons as they were
+        render();
+        message(e.type === "illegal_move" ? whyNot(action) : `The server refused that move: ${e.message}`);
+        setBusy(false);
+        return;
+      }
       handleError(e);
     }
   }
@@ -223,13 +287,49 @@
       backToSetup(`The match has gone: ${e.message}`);
       return;
     }
+    if (game && game.view) render();
     message(e.message);
     setBusy(false);
     if (e.status === 409 && game) refresh(false);
   }
 
+  // Why the rules refuse ``action`` now, in words (the server's engine has the final say).
+  function whyNot(action) {
+    const v = game.view;
+    if (v.done) return "The match is over: there is nothing more to play.";
+    if (v.to_move !== game.seat) return `It is not your turn: ${seatName(v.to_move)} is to move.`;
+    const card = !DECISIONS[action];
+    if (v.phase === "stand_or_beg") {
+      return `Not yet: first decide whether to stand (${SUIT_NAME[v.turnup[1]]} are trump) or to beg.`;
+    }
+    if (v.phase === "give_or_run") return "Not yet: first decide whether to give one point or to run the pack.";
+    if (action === "THROW_IN") {
+      return v.current_trick.plays.length
+        ? "You may throw in only when you hold no trump and no card above a nine."
+        : "You may not throw in when it is your lead.";
+    }
+    if (!card) return "Trump is settled: play a card.";
+    if (v.hand_hidden) return "Your cards stay face down until the first card is led: wait for the lead.";
+    const plays = v.current_trick.plays;
+    if (!plays.length) return "The rules do not allow that card now.";
+    const led = plays[0].card[1];
+    const one = SUIT_NAME[led].slice(0, -1); // "club"
+    const Led = SUIT_NAME[led][0].toUpperCase() + SUIT_NAME[led].slice(1);
+    if (led === v.trump) return `Trumps (${SUIT_NAME[led]}) were led: you must follow with a trump while you hold one.`;
+    if (v.options && v.options.must_follow_suit) return `${Led} were led: you must follow suit while you hold a ${one}.`;
+    return `${Led} were led: you must follow suit or play a trump (another suit only when you hold no ${SUIT_NAME[led]}).`;
+  }
+
   async function absorb(state, animate) {
     game.seats = state.seats;
+    game.n = state.seats.length;
+    game.target = state.view.target;
+    if (!game.settings.preset) { // a seat joined by link: "Play again" starts the same table
+      const options = { target: state.view.target };
+      if (state.view.preset === "traditional") options.players = state.view.players;
+      game.settings = { preset: state.view.preset, options, seats: state.seats.map((x) => x.player) };
+    }
+    drawInvites();
     const events = state.events;
     game.seq = state.seq;
     if (animate) {
@@ -238,11 +338,12 @@
       for (const e of events) quietEvent(e);
     }
     game.view = state.view;
+    game.results = state.results;
     render();
     if (state.view.done) {
       showResult(state.view);
     } else if (!state.your_turn) {
-      setTimeout(() => game && refresh(true), 1500); // another person is to move: look again soon
+      setTimeout(() => game && refresh(true), POLL); // another person is to move: look again soon
       return;
     }
     setBusy(false);
@@ -255,13 +356,56 @@
     log.scrollTop = log.scrollHeight; // the list scrolls, not the page
   }
 
+  // What an event says in the log, and what the page keeps of it (the hand's points so far): for every event,
+  // shown one by one or (after a reload) all at once.
+  function record(e) {
+    const who = e.seat !== undefined ? seatName(e.seat) : "";
+    const plus = e.points ? ` (${sideName(e.side)} +${e.points})` : "";
+    switch (e.type) {
+      case "deal":
+        game.hand = freshHand();
+        return `Hand ${e.hand_no + 1}: ${seatName(e.dealer)} ${e.dealer === game.seat ? "deal" : "deals"}.`;
+      case "turnup":
+        game.hand.kicks.push({ card: e.card, side: e.side, points: e.points });
+        return `Turned up: ${cardLabel(e.card)}${plus}.`;
+      case "decision":
+        if (e.action === "GIVE_ONE") game.hand.gift = { side: e.side, points: e.points };
+        return `${who} ${e.seat === game.seat ? DECISIONS[e.action].toLowerCase() : DECISION_PAST[e.action]}${plus}.`;
+      case "play":
+        game.hand.played = true;
+        return e.trump ? `${who} pitched ${cardLabel(e.card)}: ${SUIT_NAME[e.trump]} are trump.`
+          : `${who} played ${cardLabel(e.card)}.`;
+      case "throw_in":
+        game.hand.played = true;
+        return `${who} threw in ${e.cards.map(cardLabel).join(" ")}.`;
+      case "trick":
+        return `${seatName(e.winner)} ${e.winner === game.seat ? "win" : "wins"} the trick.`;
+      case "redeal":
+        return `The pack ran out: ${seatName(e.dealer)} deals again.`;
+      case "hand_result":
+        return `Hand ${e.hand_no + 1} scored: ${sideListText(e.points)}.`;
+      case "match_over":
+        game.over = e;
+        return `${sideName(e.winner)} ${e.winner === sideOf(game.seat) || game.n === 4 ? "win" : "wins"} the match, `
+          + `${scoresText(e.scores)}.`;
+      default:
+        return "";
+    }
+  }
+
   function quietEvent(e) {
+    const line = record(e);
+    if (line) logLine(line);
     if (e.type === "trick") game.lastTrick = e;
-    if (e.type === "match_over") game.over = e;
   }
 
   async function showEvent(e) {
-    const who = e.seat !== undefined ? seatName(e.seat) : "";
+    const hand = game.hand; // the hand a hand_result scores (record starts a new one only at the next deal)
+    const line = record(e);
+    if (line) {
+      logLine(line);
+      if (e.type !== "hand_result" && e.type !== "match_over") $("prompt").textContent = line;
+    }
     switch (e.type) {
       case "deal":
         game.trick = [];
@@ -269,10 +413,8 @@
         drawTrick();
         setTrump(null);
         $("turnups").replaceChildren();
-        logLine(`Hand ${e.hand_no + 1}: ${seatName(e.dealer)} ${e.dealer === game.seat ? "deal" : "deals"}.`);
         break;
       case "turnup":
-        logLine(`Turned up: ${cardLabel(e.card)}${e.points ? ` (${sideName(e.side)} +${e.points})` : ""}.`);
         $("turnups").append(cardEl(e.card));
         show("turnups-box", true);
         game.turnups.push(e.card);
@@ -280,34 +422,24 @@
         await wait();
         break;
       case "decision":
-        logLine(`${who} ${e.seat === game.seat ? DECISIONS[e.action].toLowerCase() : DECISION_PAST[e.action]}`
-          + `${e.points ? ` (${sideName(e.side)} +${e.points})` : ""}.`);
-        $("prompt").textContent = `${who}: ${DECISIONS[e.action]}`;
         if ((e.action === "STAND" || e.action === "GIVE_ONE") && game.turnups.length) setTrump(game.turnups[0][1]);
         await wait();
         break;
       case "play":
         game.trick.push({ seat: e.seat, card: e.card });
-        if (e.trump) {
-          logLine(`${who} pitched ${cardLabel(e.card)}: ${SUIT_NAME[e.trump]} are trump.`);
-          setTrump(e.trump);
-        } else {
-          logLine(`${who} played ${cardLabel(e.card)}.`);
-        }
+        if (e.trump) setTrump(e.trump);
         if (e.seat === game.seat) removeFromHand(e.card);
         drawTrick();
         await wait();
         break;
       case "throw_in":
         game.trick.push({ seat: e.seat, thrown: e.cards });
-        logLine(`${who} threw in ${e.cards.map(cardLabel).join(" ")}.`);
         if (e.seat === game.seat) $("hand").replaceChildren();
         drawTrick();
         await wait();
         break;
       case "trick":
         drawTrick(e.winner);
-        logLine(`${seatName(e.winner)} ${e.winner === game.seat ? "win" : "wins"} the trick.`);
         await wait(1.6);
         game.lastTrick = e;
         game.trick = [];
@@ -315,17 +447,16 @@
         drawPrevious();
         break;
       case "redeal":
-        logLine(`The pack ran out: ${seatName(e.dealer)} deals again.`);
         $("turnups").replaceChildren();
         game.turnups = [];
         break;
       case "hand_result":
         drawScores(e.scores);
-        logLine(`Hand ${e.hand_no + 1} scored: ${sideListText(e.points)}.`);
-        await summary(e);
-        break;
-      case "match_over":
-        game.over = e;
+        game.trick = [];
+        drawTrick();
+        $("decisions").replaceChildren();
+        drawTurn(null, e.scores.some((p) => p >= game.target) ? "The match is over." : `Hand ${e.hand_no + 1} is over.`);
+        await summary(e, hand);
         break;
       default:
         break;
@@ -341,29 +472,80 @@
     return points.map((p, side) => `${sideName(side)} ${p}`).join(", ");
   }
 
-  function categoryText(side, card, extra) {
-    const cell = [];
-    if (side === null || side === undefined) return [extra || "nobody"];
-    cell.push(sideName(side));
-    if (card) cell.push(" ", cardEl(card));
-    if (extra) cell.push(` ${extra}`);
-    return cell;
+  // One row of the summary: who scored it, the cards behind it and "+N" for each side it counted for.
+  // ``awards`` is [[side, points]]; ``data-points`` holds the points per side the row adds to the hand.
+  function summaryRow(id, parts, awards, sides) {
+    const points = new Array(sides).fill(0);
+    for (const [side, p] of awards) points[side] += p;
+    const cell = $(id);
+    cell.replaceChildren(...parts);
+    cell.dataset.points = JSON.stringify(points);
+    show(cell.parentElement.id, true);
   }
 
-  function summary(e) {
+  // The points of a hand, row by row, as the engine counts them: the kicks of the turn-ups and a point given
+  // as they came, then High, Low, Jack and Game in that order, none once a side has reached the target.
+  function summary(e, hand) {
+    const sides = e.points.length;
+    const row = (id, parts, awards) => summaryRow(id, parts, awards, sides);
+    const before = e.scores.map((s, side) => s - e.points[side]);
+    const got = new Array(sides).fill(0);
+    const won = () => before.some((b, side) => b + got[side] >= game.target);
     $("summary-title").textContent = `Hand ${e.hand_no + 1} over` + (e.trump ? ` (${SUIT_NAME[e.trump]} trump)` : "");
     $("hand-summary").dataset.handNo = String(e.hand_no);
-    const played = e.high !== null;
-    $("summary-high").replaceChildren(...(played ? categoryText(e.high, e.high_card) : ["not played"]));
-    $("summary-low").replaceChildren(...(played ? categoryText(e.low, e.low_card) : ["not played"]));
-    let jackNote = e.jack_card ? "" : "the jack of trumps was not dealt";
-    if (e.jack !== null && e.jack_points > 1) jackNote = `hang jack: ${e.jack_points} points`;
-    $("summary-jack").replaceChildren(...(played ? categoryText(e.jack, e.jack_card, jackNote) : ["not played"]));
-    const totals = e.game_totals.map((t, side) => `${sideName(side)} ${t}`).join(", ");
-    const gameCell = played ? (e.game === null ? [`a tie (${totals})`] : categoryText(e.game, null, `(${totals})`))
-      : ["not played"];
-    $("summary-game").replaceChildren(...gameCell);
+    for (const row of $("hand-summary").querySelectorAll("tr.award, #row-unplayed")) row.hidden = true;
+
+    const counted = (side, p) => {
+      got[side] += p;
+      return el("span", { class: "counted" }, ` +${p}`);
+    };
+    const kicks = hand.kicks.filter((k) => k.points);
+    if (kicks.length) {
+      const parts = [];
+      for (const k of kicks) {
+        if (parts.length) parts.push(", ");
+        parts.push(sideName(k.side), " ", cardEl(k.card), counted(k.side, k.points));
+      }
+      row("summary-kicks", parts, kicks.map((k) => [k.side, k.points]));
+    }
+    if (hand.gift) {
+      row("summary-gift", [sideName(hand.gift.side), " (begged, and the dealer gave one)",
+        counted(hand.gift.side, hand.gift.points)], [[hand.gift.side, hand.gift.points]]);
+    }
+    if (!hand.played) {
+      row("summary-unplayed", [won() ? "not played: the match was won before the first card"
+        : "not played"], []);
+    } else {
+      const totals = e.game_totals.map((t, side) => `${sideName(side)} ${t}`).join(", ");
+      let jackNote = e.jack_card ? "" : "the jack of trumps was not dealt";
+      if (e.jack !== null && e.jack_points > 1) jackNote = `hang jack`;
+      const categories = [
+        ["summary-high", e.high, 1, e.high_card, e.high === null ? "no trump was dealt" : ""],
+        ["summary-low", e.low, 1, e.low_card, ""],
+        ["summary-jack", e.jack, e.jack_points, e.jack_card, jackNote],
+        ["summary-game", e.game, 1, null, `(${totals})`],
+      ];
+      for (const [id, side, p, card, note] of categories) {
+        const parts = [];
+        if (side === null || side === undefined) {
+          parts.push(id === "summary-game" ? `a tie, nobody ${note}` : note || "nobody");
+          row(id, parts, []);
+          continue;
+        }
+        parts.push(sideName(side));
+        if (card) parts.push(" ", cardEl(card));
+        if (note) parts.push(` ${note}`);
+        if (won()) {
+          parts.push(el("span", { class: "uncounted" }, " (not counted: the match was already won)"));
+          row(id, parts, []);
+        } else {
+          parts.push(counted(side, p));
+          row(id, parts, [[side, p]]);
+        }
+      }
+    }
     $("summary-points").textContent = sideListText(e.points);
+    $("summary-points").dataset.points = JSON.stringify(e.points);
     $("summary-scores").textContent = scoresText(e.scores);
     $("summary-scores").dataset.scores = JSON.stringify(e.scores);
     show("hand-summary", true);
@@ -387,7 +569,7 @@
     $("match-result").dataset.scores = JSON.stringify(scores);
     $("match-result").dataset.winner = String(winner);
     show("match-result", true);
-    sessionStorage.removeItem(STORE_KEY);
+    forgetSeat();
   }
 
   // ------------------------------------------------------------------ drawing the view
@@ -432,22 +614,32 @@
     box.replaceChildren(...items);
   }
 
-  function drawSeats(view) {
+  // The seats; ``toMove`` (default: the view's) is marked "to move", none while a move is on its way.
+  function drawSeats(view, toMove = view.to_move) {
     for (const pos of ["top", "left", "right"]) $(`pos-${pos}`).replaceChildren();
     for (let s = 0; s < game.n; s++) {
       const box = s === game.seat ? $("my-seat") : $(`pos-${position(s)}`);
       const player = game.seats[s].player;
       const tags = [];
       if (s === view.dealer) tags.push("dealer");
-      if (view.to_move === s) tags.push("to move");
+      if (toMove === s) tags.push("to move");
       if (view.out.includes(s)) tags.push("thrown in");
+      const who = player !== "human" ? player : s === game.seat ? "person (you)"
+        : game.seats[s].taken === false ? "person (not joined yet)" : "person";
       box.replaceChildren(el("div", { class: "name" }, seatName(s)),
-        el("div", { class: "bot" }, player === "human" ? (s === game.seat ? "" : "person") : player),
+        el("div", { class: "bot", data: { player: player === "human" ? "person" : "bot" } }, who),
         el("div", {}, `${view.hand_sizes[s]} card${view.hand_sizes[s] === 1 ? "" : "s"}`),
         el("div", { class: "tags" }, ...tags.map((t) => el("span", {}, t))));
       box.dataset.seat = String(s);
-      box.classList.toggle("to-move", view.to_move === s);
+      box.classList.toggle("to-move", toMove === s);
     }
+  }
+
+  // Nobody marked to move (a move is on its way, or the hand is over) and ``text`` as the prompt.
+  function drawTurn(toMove, text) {
+    if (game.view && game.seats.length) drawSeats(game.view, toMove);
+    $("prompt").textContent = text;
+    $("game").dataset.toMove = toMove === null ? "" : String(toMove);
   }
 
   function drawHand(view) {
@@ -469,16 +661,101 @@
 
   function drawDecisions(view) {
     const words = view.legal_actions.filter((a) => DECISIONS[a]);
+    const why = explanations(view);
     $("decisions").replaceChildren(...words.map((a) => {
       const b = el("button", { type: "button", id: `action-${a}`, data: { action: a } }, DECISIONS[a]);
+      const text = a === "THROW_IN" ? ruleWords("throw_in") : why;
+      if (text.length) b.title = text.join(" ");
       b.addEventListener("click", () => move(a));
       return b;
     }));
+    const box = $("explain");
+    box.replaceChildren(...why.map((t) => el("p", {}, t)));
+    if (words.includes("THROW_IN") && view.phase === "play") {
+      box.append(el("p", { class: "throw-in" }, ...ruleWords("throw_in").map((t) => `${t} `)));
+    }
+    show("explain", box.childElementCount > 0);
+  }
+
+  // ------------------------------------------------------------------ the rules, in docs/rules.md's words
+  function ruleWords(key) {
+    return (rules && rules.decisions[key]) || [];
+  }
+
+  // The rule behind the decision this seat faces now: stand or beg, give one or run the pack, the pitch or a
+  // lead, following a trump lead or another suit (throwing in has its own words, on its button).
+  function explanations(view) {
+    if (view.done || view.to_move !== game.seat) return [];
+    if (view.phase === "stand_or_beg") return ruleWords("stand_or_beg");
+    if (view.phase === "give_or_run") return ruleWords("give_or_run");
+    const plays = view.current_trick.plays;
+    if (!plays.length) return view.trump ? ruleWords("lead") : ruleWords("pitch");
+    if (plays[0].card[1] === view.trump) return ruleWords("trump_led");
+    return ruleWords(view.options && view.options.must_follow_suit ? "suit_led_must_follow" : "suit_led");
+  }
+
+  function showRules() {
+    const preset = (game && game.view && game.view.preset) || $("preset").value;
+    const r = rules && rules.presets[preset];
+    if (!r) return;
+    const list = (items) => el("ul", {}, ...items.map((t) => el("li", {}, t)));
+    $("rules-title").textContent = `Rules: ${r.title}`;
+    $("rules-body").replaceChildren(
+      el("p", {}, ...r.about),
+      el("h3", {}, "Trump"), list(r.trump),
+      el("h3", {}, "Play"), list(rules.play.concat(preset === "yorkshire" ? rules.decisions.throw_in : [])),
+      el("h3", {}, "Scoring"), list(rules.scoring.concat([`Jack: ${r.jack}.`])));
+    $("rules-panel").dataset.preset = preset;
+    show("rules-panel", true);
+    $("rules-close").focus();
+  }
+
+  // ------------------------------------------------------------------ friends at the table
+  // The creator's join links, one per seat a friend has not taken yet.
+  function drawInvites() {
+    const open = (game.invites || []).filter((inv) => game.seats[inv.seat] && !game.seats[inv.seat].taken);
+    $("invite-list").replaceChildren(...open.map((inv) => {
+      const input = el("input", { type: "text", readonly: "readonly", value: inv.link, "aria-label":
+        `join link for ${seatName(inv.seat)}`, data: { seat: String(inv.seat) } });
+      const copy = el("button", { type: "button", class: "secondary" }, "Copy");
+      copy.addEventListener("click", async () => {
+        input.select();
+        try {
+          await navigator.clipboard.writeText(inv.link);
+          copy.textContent = "Copied";
+        } catch (e) {
+          copy.textContent = "Select and copy";
+        }
+      });
+      return el("li", { data: { seat: String(inv.seat) } }, el("span", {}, `${seatName(inv.seat)}: `), input, copy);
+    }));
+    show("invites", open.length > 0);
+  }
+
+  async function joinByLink(fragment) {
+    const [id, code] = fragment.split(".");
+    history.replaceState(null, "", location.pathname + location.search); // the code is spent: off the address bar
+    try {
+      const joined = await api("POST", `/v1/matches/${encodeURIComponent(id)}/join`, { code: code || "" });
+      const saved = { id: joined.match_id, token: joined.token, seat: joined.seat, settings: null, creator: false };
+      game = newGame(saved, joined.seats);
+      saveSeat({ ...saved, settings: game.settings });
+      enterGame();
+      await refresh(false);
+      return true;
+    } catch (e) {
+      game = null;
+      $("setup-error").textContent = `Could not join the match: ${e.message}`;
+      show("setup-error", true);
+      return false;
+    }
   }
 
   function promptText(view) {
     if (view.done) return "The match is over.";
-    if (view.to_move !== game.seat) return `Waiting for ${seatName(view.to_move)}\u2026`;
+    if (view.to_move !== game.seat) {
+      return `Waiting for ${seatName(view.to_move)}${isPerson(view.to_move) ? " (a person)" : ""}\u2026`;
+    }
     if (view.phase === "stand_or_beg") return `Your turn: stand (${cardLabel(view.turnup)} makes trump) or beg?`;
     if (view.phase === "give_or_run") return "Your turn: give one point, or run the pack?";
     const t = view.current_trick;
@@ -493,7 +770,9 @@
     const v = game.view;
     drawScores(v.scores);
     $("target-score").textContent = String(v.target);
-    $("hand-no").textContent = String(v.hand_no + 1);
+    // After the last hand the engine counts one hand more than were played: show the last one's number.
+    const last = game.results.length ? game.results[game.results.length - 1].hand_no : -1;
+    $("hand-no").textContent = String(v.done ? Math.max(last, 0) + 1 : v.hand_no + 1);
     setTrump(v.trump);
     $("turnups").replaceChildren(...v.turnups.map((c) => cardEl(c)));
     game.turnups = v.turnups.slice();
@@ -508,6 +787,39 @@
     drawDecisions(v);
     $("prompt").textContent = promptText(v);
     $("game").dataset.toMove = v.to_move === null ? "" : String(v.to_move);
+    drawInvites();
+  }
+
+  // ------------------------------------------------------------------ leaving
+  // A match in play is left only after asking. Leaving ends it on the server (DELETE) when nobody else is
+  // seated, or when this page started it (it ends for everyone, and their pages say it has gone); a match
+  // somebody else started is only forgotten here, and goes on for the others. A finished match is left at once.
+  function askLeave() {
+    if (!game) return;
+    const others = game.seats.filter((s) => s.player === "human" && s.seat !== game.seat).length;
+    const people = others === 1 ? "1 other person is" : `${others} other people are`;
+    const end = others === 0 || game.creator;
+    if (game.view && game.view.done) {
+      leave(others === 0);
+      return;
+    }
+    $("leave-text").textContent = others === 0
+      ? "The match ends: the server forgets it, and it cannot be taken up again."
+      : game.creator
+        ? `${people} playing in this match, which you started. Leaving ends it for everyone: their pages will `
+          + "say the match has gone."
+        : `${people} playing in this match. It goes on for them: this page forgets your seat, which waits for `
+          + "you until the match ends or is left idle.";
+    $("leave-yes").textContent = end && others ? "End the match for everyone" : "Leave";
+    $("leave-yes").dataset.end = String(end);
+    show("leave-confirm", true);
+    $("leave-no").focus();
+  }
+
+  async function leave(end) {
+    show("leave-confirm", false);
+    if (game && end) await api("DELETE", `/v1/matches/${encodeURIComponent(game.id)}`).catch(() => null);
+    backToSetup("");
   }
 
   // ------------------------------------------------------------------ start up
@@ -518,26 +830,38 @@
       ev.preventDefault();
       startMatch(setupSettings());
     });
-    $("leave").addEventListener("click", async () => {
-      if (game) await api("DELETE", `/v1/matches/${encodeURIComponent(game.id)}`).catch(() => null);
-      backToSetup("");
-    });
+    $("leave").addEventListener("click", askLeave);
+    $("leave-no").addEventListener("click", () => show("leave-confirm", false));
+    $("leave-yes").addEventListener("click", () => leave($("leave-yes").dataset.end === "true"));
     $("again").addEventListener("click", () => {
       const settings = game.settings;
       startMatch(settings);
     });
     $("new-match").addEventListener("click", () => backToSetup(""));
+    $("rules-open").addEventListener("click", showRules);
+    $("rules-preset").addEventListener("click", showRules);
+    $("rules-close").addEventListener("click", () => show("rules-panel", false));
     try {
       bots = (await api("GET", "/v1/bots")).bots;
     } catch (e) {
       $("setup-error").textContent = `The server did not list its bots: ${e.message}`;
       show("setup-error", true);
     }
+    try {
+      rules = await api("GET", "/static/rules.json");
+    } catch (e) {
+      rules = null; // the page plays on without the explanations
+    }
+    show("rules-open", Boolean(rules));
     refreshSetup();
-    const saved = JSON.parse(sessionStorage.getItem(STORE_KEY) || "null");
-    if (saved) {
-      game = { ...saved, seats: [], n: (saved.settings.seats || []).length, seq: 0, view: null, lastTrick: null,
-        trick: [], turnups: [], over: null };
+    // A join link (#join=ID.CODE) takes its seat; else a reload, or the tab opened again, picks the match up
+    // where it stands: its events since the start rebuild "What happened".
+    const join = location.hash.startsWith("#join=") ? location.hash.slice(6) : "";
+    const saved = loadSeat();
+    if (join) {
+      await joinByLink(join);
+    } else if (saved) {
+      game = newGame({ ...saved, creator: saved.creator !== false }, []);
       enterGame();
       await refresh(false);
     }
