@@ -26,6 +26,10 @@ SIGTERM), ``run_tasks`` and ``evaluate_pairings`` raise ``EvaluationInterrupted`
 finished matches; ``evaluate_pairings`` adds ``report``, the results of the duplicate groups
 played in full (``"partial": true``). Worker processes ignore Ctrl-C from their start: it reaches
 every process of a terminal's group, and only the parent acts on it (it ends the pool).
+
+``ray_address`` (``"local"``, ``"auto"``, ``HOST:PORT``) plays the same schedule as Ray tasks on
+a cluster instead of local processes (``allfours.agents.ray_eval``), with the same results, the
+same progress bar and the same partial report when stopped.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from tqdm import tqdm
 
 from allfours_env import GameState, make_rules
 
+from . import ray_eval
 from .base import Agent, check_turn
 from .registry import make_agent
 
@@ -142,19 +147,20 @@ def make_tasks(pairs: list[tuple[str, str]], preset: str, matches: int, seed: in
     return tasks
 
 
+def task_agent(task: Task, k: int) -> Agent:
+    """The agent of ``task.specs[k]``, made by ``make_agent`` once per process and spec."""
+    key = (task.specs[k], task.preset, task.options, k)
+    if key not in _AGENT_CACHE:
+        players = make_rules(task.preset, **dict(task.options)).players
+        _AGENT_CACHE[key] = make_agent(task.specs[k], preset=task.preset, players=players)
+    return _AGENT_CACHE[key]
+
+
 def run_task(task: Task, agents: dict | None = None) -> dict:
     """Play one task; a spec named in ``agents`` is played by that object, any other is made by
     ``make_agent`` (once per process and spec)."""
     rules = make_rules(task.preset, **dict(task.options))
-    objs = []
-    for k, spec in enumerate(task.specs):
-        if agents and spec in agents:
-            objs.append(agents[spec])
-            continue
-        key = (spec, task.preset, task.options, k)
-        if key not in _AGENT_CACHE:
-            _AGENT_CACHE[key] = make_agent(spec, preset=task.preset, players=rules.players)
-        objs.append(_AGENT_CACHE[key])
+    objs = [agents[spec] if agents and spec in agents else task_agent(task, k) for k, spec in enumerate(task.specs)]
     out = play_match([objs[i] for i in task.seats], task.preset, task.game_seed, task.agent_seed, dict(task.options))
     side_a = {rules.side(s) for s, i in enumerate(task.seats) if i == 0}
     (sa,) = side_a
@@ -203,16 +209,27 @@ class EvaluationInterrupted(KeyboardInterrupt):
 
 
 def run_tasks(tasks: list[Task], workers: int = 2, progress: bool = True, desc: str = "matches",
-              agents: dict | None = None) -> list[dict]:
+              agents: dict | None = None, ray_address: str | None = None) -> list[dict]:
     """Results in task order, whatever the number of workers. In-memory ``agents`` play in this process.
+    With ``ray_address`` the matches are Ray tasks on that cluster (``workers`` unused; see ``ray_eval``).
 
     A ``KeyboardInterrupt`` ends the pool and becomes ``EvaluationInterrupted`` with the finished matches."""
     if agents and workers > 1:
         raise ValueError(f"in-memory agents {sorted(agents)} play in this process: workers must be 1, got {workers}")
+    if agents and ray_address is not None:
+        raise ValueError(f"in-memory agents {sorted(agents)} play in this process: leave out ray_address")
     results: list = [None] * len(tasks)
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress, unit="match", dynamic_ncols=True)
     try:
-        if workers <= 1:
+        if ray_address is not None:
+            stream = ray_eval.imap(tasks, ray_address, run_task, task_agent)
+            try:
+                for i, r in stream:
+                    results[i] = r
+                    bar.update(1)
+            finally:
+                stream.close()  # at once, not at garbage collection: cancels the matches in flight
+        elif workers <= 1:
             threads = torch.get_num_threads()
             torch.set_num_threads(1)  # as a worker process: one core (neural agents ran 2.6x slower on two busy ones)
             try:
@@ -350,12 +367,14 @@ def ratings(tasks: list[Task], results: list[dict], pairs: list[tuple[str, str]]
 # ---------------------------------------------------------------------- public API
 def evaluate_pairings(pairs: list[tuple[str, str]], preset: str = "yorkshire", matches: int = 400, seed: int = 0,
                       workers: int = 2, options: dict | None = None, progress: bool = True,
-                      agents: dict[str, Agent] | None = None, both_ways: bool = True) -> dict:
+                      agents: dict[str, Agent] | None = None, both_ways: bool = True,
+                      ray_address: str | None = None) -> dict:
     """Duplicate matches for each (A, B) in ``pairs``: {"results": [...], "ratings": {...}}.
 
     ``agents``: names in ``pairs`` played by these objects (in this process, ``workers=1``) instead of
     specs. ``both_ways=False``: with three players, no matches of B alone against two A (the rows of
-    A against B are the same either way)."""
+    A against B are the same either way). ``ray_address``: the matches run as Ray tasks on that
+    cluster (``"local"``, ``"auto"``, ``HOST:PORT``), with the same results."""
     rules = make_rules(preset, **(options or {}))
     for name, agent in (agents or {}).items():
         if not isinstance(agent, Agent):
@@ -369,7 +388,8 @@ def evaluate_pairings(pairs: list[tuple[str, str]], preset: str = "yorkshire", m
     head = {"preset": preset, "players": rules.players, "seed": seed, "matches_per_pairing": matches,
             "options": dict(options or {})}
     try:
-        results = run_tasks(tasks, workers=workers, progress=progress, desc=f"{preset} matches", agents=agents)
+        results = run_tasks(tasks, workers=workers, progress=progress, desc=f"{preset} matches", agents=agents,
+                            ray_address=ray_address)
     except EvaluationInterrupted as e:
         done = whole_groups(tasks, e.results)
         kept = [tasks[i] for i in done], [e.results[i] for i in done]

@@ -3,6 +3,7 @@
     python benchmarks/leaderboard.py                  # every board, every agent: rewrites docs/benchmark.md
     python benchmarks/leaderboard.py --presets yorkshire seven_up --agents random heuristic bot --matches 200
     python benchmarks/leaderboard.py --check          # exit 1 if this command would change the doc
+    python benchmarks/leaderboard.py --ray-address auto   # the matches as Ray tasks on a cluster (docs/ray.md)
 
 A board is a preset at a player count: yorkshire, seven_up, traditional (4 players) and
 traditional_2p (traditional with 2). On each, ``round_robin`` of ``allfours.agents.evaluation``
@@ -17,8 +18,9 @@ end -->`` in the doc, the first marker holding the agents, matches and seed they
 only the boards played are rewritten, each as soon as it is done, and nothing else in the doc.
 ``--check`` writes nothing: it replays each board with the agents, matches and seed its marker
 records (or those given: a board made with others is reported without playing) and compares
-the tables, figure for figure (results do not depend on ``--workers``); exit status 1 if any
-differs.
+the tables, figure for figure (results do not depend on ``--workers``, nor on ``--ray-address``,
+which plays the matches as Ray tasks: ``auto``, ``local`` or ``HOST:PORT``); exit status 1 if
+any differs.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from pathlib import Path
 import torch
 
 from allfours.agents.evaluation import eval_command, round_robin
+from allfours.agents.ray_eval import RayEvalError, connect
 from allfours.agents.registry import make_agent
 from allfours.cli.common import Parser, fail, positive_int, seed
 
@@ -56,7 +59,10 @@ def build_parser() -> Parser:
     p.add_argument("--matches", type=positive_int, default=None,
                    help=f"matches per pairing, even (default {DEFAULT_MATCHES})")
     p.add_argument("--seed", type=seed, default=None, help="run seed (default 0)")
-    p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
+    p.add_argument("--workers", type=positive_int, default=None, help="worker processes (default 2)")
+    p.add_argument("--ray-address", metavar="ADDRESS", default=None,
+                   help="play the matches as Ray tasks: 'auto' joins the running cluster, 'local' starts Ray on "
+                        "this machine, or HOST:PORT (pip install '.[ray]'; docs/ray.md)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if a board's tables are not what its recorded (or the given) "
                         "agents, matches and seed make today")
@@ -96,11 +102,12 @@ def registered(spec: str, preset: str, options: dict) -> bool:
     return True
 
 
-def play(board: str, agents: list[str], matches: int, seed: int, workers: int = 2, progress: bool = True) -> dict:
-    """The round robin of ``agents`` on ``board`` (``round_robin``'s output)."""
+def play(board: str, agents: list[str], matches: int, seed: int, workers: int = 2, progress: bool = True,
+         ray_address: str | None = None) -> dict:
+    """The round robin of ``agents`` on ``board`` (``round_robin``'s output), as Ray tasks with ``ray_address``."""
     preset, options = BOARDS[board]
     return round_robin(agents, preset=preset, options=options, matches=matches, seed=seed, workers=workers,
-                       progress=progress)
+                       progress=progress, ray_address=ray_address)
 
 
 def params(agents: list[str], matches: int, seed: int) -> dict:
@@ -166,7 +173,7 @@ def replace_section(text: str, board: str, new: str) -> str:
 
 
 def check_board(text: str, board: str, agents: list[str], matches: int, seed: int, workers: int,
-                progress: bool) -> str | None:
+                progress: bool, ray_address: str | None = None) -> str | None:
     """None if the board's section is what these agents, matches and seed make, else why not."""
     found = sections(text)
     made = found[board][0] if board in found else {}
@@ -176,7 +183,7 @@ def check_board(text: str, board: str, agents: list[str], matches: int, seed: in
     if made != want:
         diff = ", ".join(f"{k} {made.get(k)} (this command: {v})" for k, v in want.items() if made.get(k) != v)
         return f"made with {diff}"
-    new = section(board, play(board, agents, matches, seed, workers, progress), agents, matches, seed)
+    new = section(board, play(board, agents, matches, seed, workers, progress, ray_address), agents, matches, seed)
     if new == found[board][1]:
         return None
     diff = [d for d in difflib.unified_diff(found[board][1].splitlines(), new.splitlines(), lineterm="", n=0)
@@ -211,6 +218,14 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"{args.doc}: no section for board {board!r} (markers <!-- leaderboard:{board} "
                                  f"{{...}} --> and <!-- leaderboard:{board} end -->)")
         runs = {board: resolve(args, board, found[board][0]) for board in boards}
+        if args.ray_address is not None:
+            if args.workers is not None:
+                raise ValueError("argument --workers: sets the worker processes on this machine; with --ray-address "
+                                 "every CPU of the Ray cluster plays matches: leave out --workers")
+            try:  # start or join Ray before the first match: an address that does not answer is one line
+                connect(args.ray_address)
+            except (ImportError, ConnectionError, ValueError) as e:
+                raise ValueError(f"argument --ray-address: {e}") from None
     except ValueError as e:
         return fail(PROG, e)
     threads = torch.get_num_threads()
@@ -224,15 +239,16 @@ def main(argv: list[str] | None = None) -> int:
 def run(args, runs: dict) -> int:
     stale = 0
     progress = not args.no_progress
+    workers, address = args.workers or 2, args.ray_address
     try:
         for board, (agents, matches, seed) in runs.items():
             if args.check:
-                why = check_board(args.doc.read_text(), board, agents, matches, seed, args.workers, progress)
+                why = check_board(args.doc.read_text(), board, agents, matches, seed, workers, progress, address)
                 stale += why is not None
                 print(f"{board}: {'current' if why is None else 'NOT current: ' + why}")
                 continue
             t0 = time.perf_counter()
-            out = play(board, agents, matches, seed, args.workers, progress)
+            out = play(board, agents, matches, seed, workers, progress, address)
             new = section(board, out, agents, matches, seed)
             # read again: keep edits made to the doc meanwhile
             args.doc.write_text(replace_section(args.doc.read_text(), board, new))
@@ -240,6 +256,10 @@ def run(args, runs: dict) -> int:
                   f"{time.perf_counter() - t0:.0f} s, written to {args.doc}")
     except KeyboardInterrupt:
         return fail(PROG, "stopped: the boards reported above are written, the one being played is not", 130)
+    except ValueError as e:  # an agent a Ray node cannot load
+        return fail(PROG, e)
+    except RayEvalError as e:  # matches Ray lost more often than it retries them
+        return fail(PROG, e, 1)
     if stale:
         print(f"{stale} board(s) not current: run the command without --check to rewrite them", file=sys.stderr)
         return 1

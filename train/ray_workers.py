@@ -25,18 +25,12 @@ import warnings
 import numpy as np
 import torch
 
+from allfours.agents.ray_eval import connect, require_ray
+
 from .rollout import KIND_NAMES, Collector, CollectParams, Rollout
 from .workers import _numpy_sd, worker_collector
 
 MAX_RETRIES = 3  # replacements of one actor within one rollout before the run gives up
-
-
-def require_ray():
-    try:
-        import ray
-    except ImportError as e:  # the default install has no Ray
-        raise ImportError("Ray is not installed: pip install '.[ray]' (or pip install 'ray[default]')") from e
-    return ray
 
 
 class RolloutWorker:
@@ -83,14 +77,12 @@ class RayCollector(Collector):
     def __init__(self, rules, policy, *, num_envs: int, rollout_steps: int, workers: int = 2,
                  address: str = "", cpus_per_worker: float = 1.0, seed: int = 0, start_timeout: float = 120.0,
                  **kwargs):
-        ray = require_ray()
+        require_ray()
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if num_envs < workers:
             raise ValueError(f"num_envs ({num_envs}) must be at least the number of workers ({workers})")
-        if not ray.is_initialized():
-            ray.init(address=address or None, include_dashboard=False, log_to_driver=True,
-                     configure_logging=False)
+        ray = connect(address)  # as allfours eval starts or joins Ray; one already started is used
         self.ray = ray
         self.privileged = policy.privileged > 0
         self.rules_dict, self.arch, self.bf16 = rules.to_dict(), policy.arch(), policy.bf16

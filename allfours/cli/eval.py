@@ -5,11 +5,14 @@
     allfours eval --preset seven_up --agents search:worlds=64 heuristic --json out.json
     allfours eval --preset yorkshire --rule throw_in=false --agents runs/x/best.pt:sym=0 heuristic
     allfours eval --report out.json          # the tables of a results file (a partial one too)
+    allfours eval --ray-address auto --agents search heuristic --matches 1000   # on a Ray cluster
 
 With two agents it plays that one pairing; with more, a round robin of every pair on the same
 deals. Each deal sequence is played once per seating (sides swapped; with three players the
 first agent of a pair rotates through the seats). The same seed gives the same numbers,
-whatever ``--workers``.
+whatever ``--workers``, and on a Ray cluster (``--ray-address``: ``auto`` joins the cluster
+``ray start`` runs here, ``local`` starts Ray on this machine, or ``HOST:PORT``; every CPU
+of the cluster plays matches; needs ``pip install '.[ray]'``; docs/ray.md).
 
 Every argument, the agents and the ``--json`` path are checked before the first match. Stopped
 by Ctrl-C, SIGTERM or SIGHUP, it prints and writes (to ``--json``) the results of the deals
@@ -27,6 +30,7 @@ import time
 import yaml
 
 from allfours.agents.evaluation import EvaluationInterrupted, eval_command, evaluate_pairings, round_robin, seatings
+from allfours.agents.ray_eval import RayEvalError, connect
 from allfours.agents.registry import make_agent
 from allfours_env.rules import ALLOWED_PLAYERS, OPTION_NAMES, PRESETS, make_rules
 
@@ -36,6 +40,7 @@ from .common import (
     UsageError,
     exit_status,
     fail,
+    help_text,
     input_file,
     output_file,
     positive_int,
@@ -50,7 +55,8 @@ REPORT_KEYS = ("preset", "players", "seed", "matches_per_pairing", "results", "r
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser(prog=PROG, description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    description, epilog = help_text(__doc__ or PROG, PROG)  # no docstring under python -OO
+    p = Parser(prog=PROG, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--preset", type=preset, default="yorkshire",
                    help=f"one of {', '.join(PRESETS)} (default yorkshire)")
     p.add_argument("--players", type=positive_int, default=None,
@@ -61,7 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matches", type=positive_int, default=400, help="matches per pairing (a multiple of the "
                    "seatings per deal: 2, or 3 with three players); default 400")
     p.add_argument("--seed", type=seed, default=0, help="run seed: same seed, same numbers (default 0)")
-    p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
+    p.add_argument("--workers", type=positive_int, default=None, help="worker processes (default 2)")
+    p.add_argument("--ray-address", metavar="ADDRESS", default=None,
+                   help="play the matches as Ray tasks: 'auto' joins the running cluster, 'local' starts Ray on "
+                        "this machine, or HOST:PORT; needs pip install '.[ray]' (docs/ray.md)")
     p.add_argument("--target", type=positive_int, default=None, help="override the preset's target score")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help=f"any other rule option, repeatable: {', '.join(OPTION_NAMES)} (as a training config's rules)")
@@ -87,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             return _play(args, options, signals)
         except (UsageError, ValueError) as e:
             return fail(PROG, e)
+        except RayEvalError as e:  # matches Ray lost more often than it retries them
+            return fail(PROG, e, 1)
         except Stopped as e:  # while checking the agents (loading checkpoints)
             print(f"{PROG}: stopped by {signal_name(e.signum)} before the first match: nothing to report",
                   file=sys.stderr)
@@ -129,18 +140,26 @@ def check(args) -> dict:
         raise UsageError("give at least two agents", "--agents")
     if len(set(args.agents)) != len(args.agents):
         raise UsageError(f"agent specs must be distinct, got {' '.join(args.agents)}", "--agents")
+    if args.ray_address is not None and args.workers is not None:
+        raise UsageError("sets the worker processes on this machine; with --ray-address every CPU of the Ray "
+                         "cluster plays matches: leave out --workers", "--workers")
     for spec in args.agents:  # loads checkpoints: last, after the cheap checks
         try:
             make_agent(spec, preset=args.preset, players=rules.players)
         except ValueError as e:
             raise UsageError(str(e), "--agents") from None
+    if args.ray_address is not None:  # start or join Ray now: an address that does not answer is a usage error
+        try:
+            connect(args.ray_address)
+        except (ImportError, ConnectionError, ValueError) as e:
+            raise UsageError(str(e), "--ray-address") from None
     return options
 
 
 def _play(args, options: dict, signals: stop_signals) -> int:
     t0 = time.perf_counter()
-    kw = dict(preset=args.preset, matches=args.matches, seed=args.seed, workers=args.workers, options=options,
-              progress=not args.no_progress)
+    kw = dict(preset=args.preset, matches=args.matches, seed=args.seed, workers=args.workers or 2, options=options,
+              progress=not args.no_progress, ray_address=args.ray_address)
     out, stopped = None, None
     try:
         if len(args.agents) == 2:

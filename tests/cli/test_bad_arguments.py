@@ -6,6 +6,7 @@ Each case runs in-process through ``allfours.cli.main(argv)``; the wording is al
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from hypothesis import strategies as st
 
 from allfours.cli import main
 
+RAY = importlib.util.find_spec("ray") is not None
+NO_RAY = "argument --ray-address: Ray is not installed: pip install '.[ray]'"
 BAD = {
     "train": [
         (["--workers", "0"], "argument --workers: must be a whole number of 1 or more"),
@@ -33,6 +36,9 @@ BAD = {
         (["--resume", "{tmp}"], "argument --resume: '{tmp}' is not a training run folder"),
         (["--resume", "{tmp}/run", "--config", "smoke"], "argument --config: uses the run's saved config.yaml"),
         (["--resume", "{tmp}/run"], "cannot be read: it is damaged"),
+        (["--resume", "{tmp}/file.txt"], "argument --resume: '{tmp}/file.txt' is a file, and its folder '{tmp}' is "
+                                         "not a training run folder (no config.yaml)"),
+        (["--resume", "{tmp}/nothing"], "argument --resume: '{tmp}/nothing' does not exist"),
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["preset=nope"], "argument preset=nope: unknown preset 'nope': choose one of seven_up, traditional"),
     ],
@@ -48,6 +54,8 @@ BAD = {
         (["--agents", "random"], "argument --agents: give at least two agents"),
         (["--agents", "random", "random"], "argument --agents: agent specs must be distinct"),
         (["--agents", "bogus", "random"], "argument --agents: unknown agent 'bogus'"),
+        (["--preset", "seven_up", "--agents", "bot:yorkshire", "random"],
+         "argument --agents: bot:yorkshire is a network for yorkshire with 4 players, not seven_up with 2 players"),
         (["--agents", "{tmp}/none.pt", "random"], "argument --agents:"),
         (["--rule", "bogus=1"], "argument --rule: unknown option"),
         (["--rule", "x"], "argument --rule: 'x' must look like KEY=VALUE"),
@@ -58,6 +66,11 @@ BAD = {
         (["--report", "{tmp}/other.json"], "argument --report: '{tmp}/other.json' is not a results file"),
         (["--report", "{tmp}/other.json", "--matches", "4"], "argument --report: prints a results file and plays "
                                                              "nothing: leave out --matches"),
+        (["--ray-address", "127.0.0.1:1"], "argument --ray-address: cannot reach Ray at 127.0.0.1:1"
+                                           if RAY else NO_RAY),
+        (["--ray-address", "http://head:8265"], "argument --ray-address: 'http://head:8265' is not a Ray address"
+                                                if RAY else NO_RAY),
+        (["--ray-address", "auto", "--workers", "2"], "argument --workers: sets the worker processes on this machine"),
     ],
     "exploit": [
         ([], "the following arguments are required: --bot"),
@@ -114,6 +127,9 @@ BAD = {
         (["bot:yorkshire", "-o", "/nonexistent/x.onnx"], "argument -o/--output: cannot write"),
         (["bot:yorkshire", "-o", "{tmp}"], "argument -o/--output: '{tmp}' is a folder"),
         (["bot:yorkshire", "--preset", "nope"], "argument --preset: unknown preset 'nope'"),
+        (["bot:yorkshire", "--preset", "seven_up"], "argument --preset: 'bot:yorkshire' is a network for yorkshire "
+                                                    "with 4 players, not seven_up: leave out --preset"),
+        (["bot:yorkshire", "-o", "/proc/x.onnx"], "argument -o/--output: cannot write '/proc/x.onnx'"),
         (["bot:yorkshire", "--vectors", "-1"], "argument --vectors: must be a whole number of 0 or more"),
     ],
     "bench": [
@@ -169,7 +185,7 @@ def test_an_unknown_command_is_one_line():
 OPTIONS = {
     "train": ["--config", "--resume", "--ray-address", "--workers", "--print-config", "lr=abc", "num_envs=0"],
     "eval": ["--preset", "--players", "--agents", "--matches", "--seed", "--workers", "--target", "--rule", "--json",
-             "--report", "--no-progress"],
+             "--report", "--no-progress", "--ray-address"],
     "exploit": ["--bot", "--minutes", "--preset", "--config", "--matches", "--seed", "--workers", "--run-dir", "--json",
                 "--no-progress", "heuristic", "opp_latest=1"],
     "play": ["--preset", "--players", "--seat", "--bot", "--seed", "--target"],
