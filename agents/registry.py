@@ -13,6 +13,7 @@
     make_agent("guided")                      # search guided by the preset's shipped bot (agents.guided)
     make_agent("guided:bot=yorkshire,worlds=64")  # ... by a named bot or checkpoint, more worlds
     make_agent("experimental:nested:24x8")    # a research player of agents.experimental (not stable API)
+    make_agent("ismcts:simulations=100")      # OpenSpiel's ISMCTS (agents.ismcts; the extra allfours[openspiel])
 
 A spec is ``name`` or ``name:key=value,key=value``. Unknown names or parameters raise a
 ``ValueError`` that lists the valid ones. The registry builds a search's parts from the spec:
@@ -22,18 +23,31 @@ to ``SearchAgent``.
 
 from __future__ import annotations
 
+import importlib
 import os
 
 from .base import Agent
+from .bots import bot_name
 from .experimental import EXPERIMENTS, SHORTHANDS
 from .guided import GuidedAgent
 from .heuristic import HeuristicAgent
 from .neural import load_agent, load_bot
 from .playout import NetworkPlayout
 from .random_agent import RandomAgent
+from .sb3_agent import SB3Agent
 from .search import SearchAgent
 
 EXPERIMENTAL = "experimental:"
+
+
+def _ismcts(**params) -> Agent:
+    """``agents.ismcts.ISMCTSAgent``, imported only when asked for: OpenSpiel is an optional extra."""
+    try:
+        module = importlib.import_module(f"{__package__}.ismcts")
+    except ImportError as e:
+        raise ValueError(f"agent 'ismcts' needs OpenSpiel ({e}): pip install 'allfours[openspiel]'") from None
+    return module.ISMCTSAgent(**params)
+
 
 # name -> (class, {param: type}, help)
 AGENTS = {
@@ -49,6 +63,9 @@ AGENTS = {
                "search guided by a network (bot: shipped bot or checkpoint, default the preset's; worlds valued and "
                "candidates weighed per move, floor of an action's probability, infer: 1 weighted worlds or 0, "
                "playout: network for every seat, side for the searching side, or heuristic)"),
+    "ismcts": (_ismcts, {"simulations": int, "uct": float, "episode": str, "seed": int},
+               "OpenSpiel's ISMCTS on python_allfours (simulations per move, uct constant, episode: hand or match "
+               "horizon; needs pip install 'allfours[openspiel]')"),
 }
 
 
@@ -106,10 +123,13 @@ def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, pl
     spec = spec.strip()
     spec, neural_opts = _neural_options(spec)
     if spec.startswith("bot:"):
+        bot_name(spec[4:], players, game=preset)  # the error names the table's game, where there is no bot for it
         agent = load_bot(spec[4:], players=players, **neural_opts)
         if seed is not None:
             agent.seed(seed)
         return agent
+    if spec.startswith("sb3:"):  # a MaskablePPO model (agents/sb3_agent.py)
+        return SB3Agent(spec[4:], seed=seed)
     if (spec.endswith(".pt") or os.path.isfile(spec)) and spec.partition(":")[0].strip().lower() not in AGENTS:
         if not os.path.isfile(spec):
             raise ValueError(f"checkpoint {spec!r} not found")

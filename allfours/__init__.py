@@ -4,8 +4,13 @@
     allfours.agents     every player (random, heuristic, search, neural), evaluation, serving
     allfours.train      self-play PPO and its tools
     allfours.cli        the ``allfours`` command
+
+Importing it registers the Gymnasium ids ``allfours/Yorkshire-v0``, ``allfours/Traditional-v0`` and
+``allfours/SevenUp-v0`` (``allfours.gym_registration``).
 """
 
 from allfours_env import __version__
+
+from . import gym_registration  # noqa: F401 (registers the Gymnasium ids)
 
 __all__ = ["__version__"]

@@ -13,7 +13,7 @@ import pytest
 from allfours.agents.checkpoint import load_checkpoint
 from allfours_env.cards import THROW_IN, action_name, parse_action, parse_card
 from allfours_env.engine import GameState
-from allfours_env.vector import first_dealers, shuffled_deal
+from allfours_env.vector import twin_state
 
 
 def mask(*cs: str) -> int:
@@ -36,24 +36,10 @@ def finish(s: GameState) -> None:
         s.apply(next(a for a in s.legal_actions() if a != THROW_IN))
 
 
-class VectorDealt(GameState):
-    """GameState dealt by the vector engine's generator (first dealer and every seeded deal)."""
-
-    vseed, vmatch = 0, 0
-
-    def _first_dealer(self) -> int:
-        return int(first_dealers(self.rules, [self.vseed], [self.vmatch])[0])
-
-    def _deal_random(self) -> None:
-        hands, stock = shuffled_deal(self.n, [self.vseed], [self.vmatch], [self.deals], [self.eldest])
-        self._deal_cards([int(m) for m in hands[0]], [int(c) for c in stock[0]])
-
-
 def reference(rules, seed: int, match: int, deal=None, scores=None) -> tuple[GameState, int]:
     """The scalar twin of a vector game's match (skipping matches won before any decision, as it does)."""
     while True:
-        cls = type("Ref", (VectorDealt,), {"vseed": seed, "vmatch": match})
-        s = cls.new(rules, seed=0, deal=deal, scores=scores)
+        s = twin_state(rules, seed, match, deal=deal, scores=scores)
         if not s.done:
             return s, match
         match, deal, scores = match + 1, None, None

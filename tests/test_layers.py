@@ -21,7 +21,8 @@ PACKAGES = {"allfours_env": "allfours_env", "allfours": "allfours", "agents": "a
 LAYER = {"allfours_env": 0, "allfours": 1, "allfours.data": 1, "allfours.agents": 2, "allfours.train": 3,
          "allfours.cli": 4, "allfours.__main__": 4}
 # Imports a function may make: optional or heavy dependencies that a module has a use without.
-LAZY_OK = {"ray", "onnx", "onnxruntime", "onnxscript", "matplotlib", "tensorboard", "torch", "pettingzoo.classic"}
+LAZY_OK = {"ray", "onnx", "onnxruntime", "onnxscript", "matplotlib", "tensorboard", "torch", "pettingzoo.classic",
+           "sb3_contrib"}
 
 
 def _modules() -> dict[str, Path]:

@@ -1,0 +1,25 @@
+"""The Gymnasium ids, registered when ``allfours`` is imported (``gymnasium.make("allfours:allfours/SevenUp-v0")``
+imports it first). Entry points are strings: nothing of ``allfours.agents`` is imported until an env is made.
+
+    allfours/Yorkshire-v0      four players in partnerships, to 11
+    allfours/Traditional-v0    players=2 (default 4), 3 or 4, to 14
+    allfours/SevenUp-v0        two players, to 7
+"""
+
+from __future__ import annotations
+
+import gymnasium
+
+IDS = {"allfours/Yorkshire-v0": "yorkshire", "allfours/Traditional-v0": "traditional",
+       "allfours/SevenUp-v0": "seven_up"}
+
+
+def register() -> None:
+    for env_id, preset in IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="allfours.agents.gym_env:AllFoursGymEnv",
+                               vector_entry_point="allfours.agents.gym_vector:AllFoursVectorEnv",
+                               kwargs={"preset": preset}, disable_env_checker=False)
+
+
+register()
