@@ -100,6 +100,13 @@ def test_a_signal_during_the_save_waits_for_it(tmp_path):
     assert "1 further signal during the save waited for it" in m.group(5)
 
 
+def _reader_setup(group: int) -> None:
+    """The pipe's reader as at a terminal: in the trainer's process group, ended by SIGINT (a shell that
+    started the tests in the background may have left SIGINT ignored, and ignoring survives exec)."""
+    os.setpgid(0, group)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_through_a_pipe_whose_reader_dies_too_saves_and_logs(tmp_path):
     """`allfours train 2>&1 | tee LOG` at a terminal: Ctrl-C's SIGINT ends tee as well, so every later
     write to the pipe fails (EPIPE). The run still saves, exits 0, and its train.log has all of it."""
@@ -109,7 +116,7 @@ def test_ctrl_c_through_a_pipe_whose_reader_dies_too_saves_and_logs(tmp_path):
     trainer = subprocess.Popen(cmd, cwd=REPO, stdin=subprocess.DEVNULL, stdout=write, stderr=write,
                                preexec_fn=os.setpgrp, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     tee = subprocess.Popen(["tee", str(tmp_path / "tee.log")], stdin=read, stdout=subprocess.DEVNULL,
-                           preexec_fn=lambda: os.setpgid(0, trainer.pid))  # one process group, as at a terminal
+                           preexec_fn=lambda: _reader_setup(trainer.pid))
     os.close(read)  # tee holds the only reading end: once it dies, the trainer's writes fail
     os.close(write)
     try:
