@@ -377,7 +377,8 @@ def test_two_friends_play_a_whole_match_by_link_and_a_reload_carries_on(server, 
     browser.find_element(By.ID, "start").click()
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "game").get_attribute("data-match-id"))
     mid = browser.find_element(By.ID, "game").get_attribute("data-match-id")
-    link_box = browser.find_element(By.CSS_SELECTOR, "#invite-list input")
+    # the invites are drawn with the first view of the match, just after its id is set
+    link_box = WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#invite-list input"))[0]
     assert browser.find_element(By.ID, "invites").is_displayed()
     link = link_box.get_attribute("value")
     assert link.startswith(f"{base}/play#join={mid}.") and link_box.get_attribute("data-seat") == "1"
