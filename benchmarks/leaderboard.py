@@ -54,7 +54,7 @@ def build_parser() -> Parser:
     p = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("--presets", nargs="+", choices=list(BOARDS), default=list(BOARDS), metavar="BOARD",
                    help=f"boards to play: {', '.join(BOARDS)} (default all)")
-    p.add_argument("--agents", nargs="+", default=None, metavar="SPEC",
+    p.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
                    help=f"agent specs, 'bot' for the board's bot (default {' '.join(DEFAULT_AGENTS)})")
     p.add_argument("--matches", type=positive_int, default=None,
                    help=f"matches per pairing, even (default {DEFAULT_MATCHES})")

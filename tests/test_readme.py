@@ -26,9 +26,9 @@ EXTERNAL = ("http://", "https://", "mailto:", "#")
 CITATION = re.compile(r"(?i:\bspec(?:ification)?\s*(?:§\s*\d*|sections?\s*\d+)"
                       r"|\bsections?\s+\d[\d\s,\-–and]*\bof\s+(?:the\s+)?spec(?:ification)?\b|\bspec(?:ification)?\.md\b)"
                       r"|\.\./shared|/shared/|\b\d{3}_[0-9a-f]{16}\.txt\b|\bSPEC\b(?: ?\d+)?")
-# The word SPEC where it cites nothing: a command-line metavar (metavar="SPEC", "--bot SPEC ...") or a Python
-# name (SPEC = ..., SPEC.loader, f(SPEC)).
-NOT_CITATION = re.compile(r'"SPEC"|--[\w-]+[ =]SPEC\b|\bSPEC\s*=(?!=)|\bSPEC\.(?!md\b)\w|\w\(SPEC\)')
+# The word SPEC where it cites nothing: a Python name (SPEC = ..., SPEC.loader, f(SPEC)). Command-line
+# metavars say AGENT, so that no help text or doc shows a bare SPEC.
+NOT_CITATION = re.compile(r'\bSPEC\s*=(?!=)|\bSPEC\.(?!md\b)\w|\w\(SPEC\)')
 # The files of the repository a user clones that can hold a citation (this file names the forms on purpose).
 TEXT_SUFFIXES = {".py", ".md", ".js", ".html", ".css", ".toml", ".yaml", ".yml", ".sh", ".txt", ".cfg", ".ini", ".json"}
 NOT_IN_A_CLONE = {".git", ".venv", "venv", "runs", "build", "dist", "node_modules", "__pycache__", ".pytest_cache",
@@ -148,7 +148,8 @@ def test_the_checks_catch_what_they_look_for(tmp_path):
             "as the SPEC says, Spec section 4, spec §5, (SPEC)")
     assert [t for _, t in citations(text)] == forms
     assert [line for line, _ in citations(text)][-1] == 3
-    not_citations = ('allfours serve --bot SPEC ... [--agents SPEC]; metavar="SPEC"; SPEC = spec_from(x)\n'
+    assert [t for _, t in citations('allfours serve --bot SPEC ... metavar="SPEC"')] == ["SPEC", "SPEC"]
+    not_citations = ('allfours serve --bot AGENT ...; SPEC = spec_from(x)\n'
                      "module_from_spec(SPEC); SPEC.loader.exec_module(m); an agent spec, specs; SPECIAL, SPEC_X;"
                      " docs/rules.md section 6")
     assert citations(not_citations) == []

@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog, description="Answer bot requests as JSON lines: one request "
                                 "per line on stdin, one answer (or error) per line on stdout.")
     p.add_argument("--preset", type=preset, help="preset of requests that do not name one")
-    p.add_argument("--bot", action="append", dest="bots", metavar="SPEC", help=bot_help())
+    p.add_argument("--bot", action="append", dest="bots", metavar="AGENT", help=bot_help())
     p.add_argument("--max-line-bytes", type=positive_int, default=64 * 1024, help="refuse longer request lines")
     args = p.parse_args(argv)
     pool = BotPool(args.bots)

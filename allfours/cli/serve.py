@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
                                       "/openapi.json and interactive docs at /docs).")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, loopback only)")
     p.add_argument("--port", type=port, default=8000, help="TCP port, 1-65535 (default 8000)")
-    p.add_argument("--bot", action="append", dest="bots", metavar="SPEC", help=bot_help())
+    p.add_argument("--bot", action="append", dest="bots", metavar="AGENT", help=bot_help())
     p.add_argument("--max-body-bytes", type=positive_int, default=64 * 1024, help="refuse larger request bodies (413)")
     p.add_argument("--db", metavar="PATH", default=None,
                    help="the SQLite file that keeps hosted matches across restarts (default: "
