@@ -24,7 +24,8 @@ MASK_VALUE = -1e9
 # Legal actions whose logit (log-probability) is within this of the best tie; the lowest action id
 # among them is played. The averaged policy gives symmetric cards exactly equal probabilities, so
 # without a tolerance the pick would fall to float rounding, which varies with the CPU's kernels and
-# the batch a row sits in (rounding moves a logit by about 1e-6 at most, far below this).
+# the batch a row sits in (on the bots' fingerprint positions, batching and 6 or 24 views move a
+# log-probability by 8e-6 at most: tests/agents/test_bot_fingerprint.py).
 TIE_TOLERANCE = 1e-4
 
 

@@ -108,9 +108,10 @@ def load_agent(path: str | Path, *, greedy: bool = True, seed: int | None = None
 
 
 def load_bot(name: str, *, players: int | None = None, greedy: bool = True, seed: int | None = None,
-             symmetrize: bool = True) -> NeuralAgent:
-    """A shipped bot (``checkpoints/<name>.pt``): ``load_bot("yorkshire")``, ``load_bot("traditional", players=2)``."""
-    name = bot_name(name, players)
+             symmetrize: bool = True, game: str | None = None) -> NeuralAgent:
+    """A shipped bot (``checkpoints/<name>.pt``): ``load_bot("yorkshire")``, ``load_bot("traditional", players=2)``.
+    ``game``, the table's preset, words the error where no bot plays it (``bots.bot_name``)."""
+    name = bot_name(name, players, game)
     folder = checkpoints_dir()
     path = folder / f"{name}.pt"
     if not path.exists():

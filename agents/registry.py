@@ -27,7 +27,6 @@ import importlib
 import os
 
 from .base import Agent
-from .bots import bot_name
 from .experimental import EXPERIMENTS, SHORTHANDS
 from .guided import GuidedAgent
 from .heuristic import HeuristicAgent
@@ -123,8 +122,7 @@ def make_agent(spec: str, preset: str = "yorkshire", seed: int | None = None, pl
     spec = spec.strip()
     spec, neural_opts = _neural_options(spec)
     if spec.startswith("bot:"):
-        bot_name(spec[4:], players, game=preset)  # the error names the table's game, where there is no bot for it
-        agent = load_bot(spec[4:], players=players, **neural_opts)
+        agent = load_bot(spec[4:], players=players, game=preset, **neural_opts)
         if seed is not None:
             agent.seed(seed)
         return agent

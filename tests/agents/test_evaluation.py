@@ -60,8 +60,9 @@ def test_checkpoint_and_bot_specs_go_to_the_network_loaders(tmp_path, monkeypatc
     assert isinstance(make_agent("bot:traditional", preset="traditional", players=2), RandomAgent)
     make_agent(f"{ckpt}:sym=0")
     make_agent("bot:seven_up:sym=1")
-    assert calls == [("agent", str(ckpt), {}), ("bot", "traditional", 2, {}),
-                     ("agent", str(ckpt), {"symmetrize": False}), ("bot", "seven_up", None, {"symmetrize": True})]
+    assert calls == [("agent", str(ckpt), {}), ("bot", "traditional", 2, {"game": "traditional"}),
+                     ("agent", str(ckpt), {"symmetrize": False}),
+                     ("bot", "seven_up", None, {"game": "yorkshire", "symmetrize": True})]
     for spec, msg in [("bot:seven_up:sym=2", "option sym of 'bot:seven_up' must be 0 or 1, got '2'"),
                       ("bot:seven_up:greedy=0", "a bot or checkpoint takes only sym=0 or sym=1"),
                       (f"{ckpt}:sym", "a bot or checkpoint takes only sym=0 or sym=1")]:

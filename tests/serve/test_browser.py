@@ -9,6 +9,7 @@ Chromium and its driver come from Debian's packages (``.ci/browser_deps.sh``); S
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -83,8 +84,9 @@ def _chrome():
     return webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
 
 
-@pytest.fixture(scope="module")
-def browser():
+@contextlib.contextmanager
+def _session():
+    """A browser session from Debian's chromium, with Selenium kept from downloading one."""
     original, SeleniumManager.binary_paths = SeleniumManager.binary_paths, _no_download
     driver = _chrome()
     try:
@@ -92,18 +94,19 @@ def browser():
     finally:
         driver.quit()
         SeleniumManager.binary_paths = original
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with _session() as driver:
+        yield driver
 
 
 @pytest.fixture()
 def friend(browser):
     """A second browser session (its own profile: its own storage), for a friend at the same table."""
-    original, SeleniumManager.binary_paths = SeleniumManager.binary_paths, _no_download
-    driver = _chrome()
-    try:
+    with _session() as driver:
         yield driver
-    finally:
-        driver.quit()
-        SeleniumManager.binary_paths = original
 
 
 def test_play_a_whole_yorkshire_match_by_clicking(server, browser):
