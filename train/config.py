@@ -103,6 +103,7 @@ class TrainConfig:
     log_every_updates: int = 1
     checkpoint_every_minutes: float = 2.0
     checkpoint_every_updates: int = 0  # 0 = by time only
+    keep_at_steps: list = field(default_factory=list)  # also keep steps_<N>.pt once N decisions are passed
     progress_bar: bool = True
 
     # ------------------------------------------------------------------
@@ -140,6 +141,8 @@ class TrainConfig:
                                  "match), got "
                                  f"{rules.players} players, target {rules.target}, reward {rules.reward!r}, "
                                  f"episode {rules.episode!r}")
+        if any(not isinstance(n, int) or isinstance(n, bool) or n < 1 for n in self.keep_at_steps):
+            raise ValueError(f"config keep_at_steps must be a list of positive ints, got {self.keep_at_steps!r}")
         if self.max_minutes < 0 or self.total_steps < 0:
             raise ValueError("max_minutes and total_steps must be >= 0")
         if self.suit_jitter and not self.canonical_suits:

@@ -275,8 +275,16 @@ class Trainer:
         atomic_save(payload, path)
         if best:
             atomic_save(payload, self.run_dir / "best.pt")
+        for path in self.milestones_due():  # the first save past each: a learning curve's points
+            atomic_save(payload, path)
         self.pool.collect_garbage()
         return path
+
+    def milestones_due(self) -> list[Path]:
+        """``steps_<N>.pt`` for each ``keep_at_steps`` N passed and not yet kept."""
+        paths = [self.run_dir / f"steps_{n}.pt" for n in sorted(set(self.cfg.keep_at_steps))
+                 if self.progress["steps"] >= n]
+        return [path for path in paths if not path.exists()]
 
     # ------------------------------------------------------------------ schedules and budget
     def fraction(self) -> float:
@@ -417,7 +425,7 @@ class Trainer:
                 every_updates = cfg.checkpoint_every_updates > 0 and p["updates"] % cfg.checkpoint_every_updates == 0
                 every_minutes = (cfg.checkpoint_every_minutes > 0
                                  and time.time() - last_ckpt >= 60 * cfg.checkpoint_every_minutes)
-                if best or every_updates or every_minutes or self.budget_done():
+                if best or every_updates or every_minutes or self.budget_done() or self.milestones_due():
                     self._save(stop, best)
                     last_ckpt = time.time()
                 rate = (p["steps"] - base_steps) / max(time.time() - t_wall, 1e-9)

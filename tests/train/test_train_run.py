@@ -251,3 +251,18 @@ def test_progress_counts_decisions_and_the_eta_is_the_budget_left(tmp_path):
     t.cfg.max_minutes = 11
     assert t.eta_seconds(1000.0) == 60
     t.close()
+
+
+def test_keep_at_steps_keeps_the_first_checkpoint_past_each_count(tmp_path):
+    rc = main(["--config", "smoke", *TINY, f"runs_dir={tmp_path}", "run_name=k", f"total_steps={4 * ROLLOUT}",
+               "eval_every_minutes=0", "checkpoint_every_minutes=0", f"keep_at_steps=[{ROLLOUT + 1},{3 * ROLLOUT}]"])
+    assert rc == 0
+    run = tmp_path / "k"
+    kept = sorted(p.name for p in run.glob("steps_*.pt"))
+    assert kept == [f"steps_{ROLLOUT + 1}.pt", f"steps_{3 * ROLLOUT}.pt"]
+    # each holds the weights of the first update at or past its count, not of the run's end
+    assert load_checkpoint(run / f"steps_{ROLLOUT + 1}.pt")["progress"]["steps"] == 2 * ROLLOUT
+    assert load_checkpoint(run / f"steps_{3 * ROLLOUT}.pt")["progress"]["steps"] == 3 * ROLLOUT
+    assert load_checkpoint(run / "latest.pt")["progress"]["steps"] == 4 * ROLLOUT
+    with pytest.raises(ValueError, match="keep_at_steps"):
+        load_config("smoke", ["keep_at_steps=[0]"]).validate()
