@@ -19,6 +19,7 @@ import os
 import subprocess
 import time
 import warnings
+from importlib.resources import files
 from pathlib import Path
 
 import torch
@@ -29,6 +30,12 @@ from allfours_env.cards import NUM_ACTIONS
 FORMAT = "allfours-ppo"
 FORMAT_VERSION = 1
 ACTION_IDS = [action_name(a) for a in range(NUM_ACTIONS)]
+
+
+def checkpoints_dir() -> Path:
+    """The folder of the shipped bots, ``<name>.pt`` and its model card ``<name>.md``: package data
+    (``allfours.checkpoints``), found alike from a checkout, an editable install or a wheel."""
+    return Path(str(files("allfours.checkpoints")))
 
 
 class CheckpointError(ValueError):

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from allfours.data import checkpoints_dir
+from allfours.agents.checkpoint import checkpoints_dir
 from allfours_env import GameState, encode
 from allfours_env.cards import NUM_ACTIONS
 

@@ -2,7 +2,7 @@
 dealing unseen cards to hands that lack some suits.
 
 The engine runs the pack with ``stock_layout``; the determinizer (``sampling``), search's hand replay
-and the server's replay (``allfours.agents.serve.replay``) rebuild stocks and deal hidden cards with
+and the server's replay (``allfours.serve.replay``) rebuild stocks and deal hidden cards with
 these same functions.
 """
 

@@ -37,9 +37,9 @@ from pathlib import Path
 import uvicorn
 from server_load import free_port, wait_healthy  # the sibling script (benchmarks/ is on sys.path)
 
-from allfours.agents.serve.app import create_app
-from allfours.agents.serve.hosted import Limits
-from allfours.agents.serve.store import MatchDB
+from allfours.serve.app import create_app
+from allfours.serve.hosted import Limits
+from allfours.serve.store import MatchDB
 
 SEATS = {"yorkshire": 4, "traditional": 4, "seven_up": 2}
 

@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from allfours.data import checkpoints_dir
+from allfours.agents.checkpoint import checkpoints_dir
 from allfours_env import GameState, seat_view
 
 

@@ -1,8 +1,9 @@
 """The architecture as a test: layers point one way and imports sit at the top of modules.
 
-    allfours_env  <-  allfours.agents  <-  allfours.train  <-  allfours.cli
+    allfours_env  <-  allfours.agents  <-  allfours.train  <-  allfours.cli, allfours.serve
 
-(``allfours`` and ``allfours.data`` are the package root: they import only ``allfours_env``.)
+(``allfours`` is the package root, which imports only ``allfours_env``; the command line and the
+server are the product's two faces, beside each other.)
 Every installed module is parsed with ``ast``; no module is imported, so this also covers
 modules whose optional dependencies (ray, onnx) are not installed.
 """
@@ -18,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # folder -> import name, as pyproject.toml's package-dir installs them
 PACKAGES = {"allfours_env": "allfours_env", "allfours": "allfours", "agents": "allfours.agents",
             "train": "allfours.train"}
-LAYER = {"allfours_env": 0, "allfours": 1, "allfours.data": 1, "allfours.agents": 2, "allfours.train": 3,
-         "allfours.cli": 4, "allfours.__main__": 4}
+LAYER = {"allfours_env": 0, "allfours": 1, "allfours.agents": 2, "allfours.train": 3,
+         "allfours.cli": 4, "allfours.serve": 4, "allfours.__main__": 4}
 # Imports a function may make: optional or heavy dependencies that a module has a use without.
 LAZY_OK = {"ray", "onnx", "onnxruntime", "onnxscript", "matplotlib", "tensorboard", "torch", "pettingzoo.classic",
            "sb3_contrib"}

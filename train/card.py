@@ -13,8 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from allfours.agents.checkpoint import load_checkpoint
-from allfours.data import checkpoints_dir
+from allfours.agents.checkpoint import checkpoints_dir, load_checkpoint
 
 
 def eval_command(doc: dict, agent: str, opponent: str) -> str:

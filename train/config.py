@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,18 @@ from allfours.agents.batched import unbatchable
 from allfours.agents.equity import EQUITY_MAX_TARGET, equity_for_rules
 from allfours.agents.evaluation import seatings
 from allfours.agents.registry import make_agent
-from allfours.data import config_names, configs_dir
 from allfours_env.rules import make_rules
 
 DEFAULT_CONFIG = "yorkshire"
+
+
+def configs_dir() -> Path:
+    """The folder of the training configs, ``<name>.yaml``: package data (``allfours.configs``)."""
+    return Path(str(files("allfours.configs")))
+
+
+def config_names() -> list[str]:
+    return sorted(p.stem for p in configs_dir().glob("*.yaml"))
 
 
 @dataclass

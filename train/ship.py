@@ -14,15 +14,14 @@ import sys
 from pathlib import Path
 
 from allfours.agents.bots import BOTS
-from allfours.agents.checkpoint import CheckpointError, atomic_save, load_checkpoint
-from allfours.data import checkpoints_dir
+from allfours.agents.checkpoint import CheckpointError, atomic_save, checkpoints_dir, load_checkpoint
 
 KEEP = ("format", "format_version", "encoding_version", "obs_size", "action_ids", "arch", "model", "preset", "rules",
         "config", "progress", "code_version", "created", "seed", "distill")
 
 
 def ship(source: str | Path, name: str, out_dir: Path | None = None) -> Path:
-    """Write ``<out_dir>/<name>.pt`` (default: the package's shipped bots, ``allfours.data.checkpoints_dir``)."""
+    """Write ``<out_dir>/<name>.pt`` (default: the shipped bots, ``allfours.agents.checkpoint.checkpoints_dir``)."""
     out_dir = checkpoints_dir() if out_dir is None else Path(out_dir)
 
     if name not in BOTS:

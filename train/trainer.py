@@ -30,11 +30,10 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from allfours.agents.checkpoint import atomic_save, code_version, load_checkpoint, metadata
+from allfours.agents.checkpoint import atomic_save, checkpoints_dir, code_version, load_checkpoint, metadata
 from allfours.agents.evaluation import eval_command, evaluate_agent
 from allfours.agents.network import PolicyNet
 from allfours.agents.neural import NeuralAgent
-from allfours.data import checkpoints_dir
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 from allfours_env.rules import make_rules

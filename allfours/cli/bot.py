@@ -1,11 +1,11 @@
-"""``allfours bot``: the JSON-lines bot protocol on stdin/stdout (``allfours.agents.serve.stdio``)."""
+"""``allfours bot``: the JSON-lines bot protocol on stdin/stdout (``allfours.serve.stdio``)."""
 
 from __future__ import annotations
 
 import sys
 
-from allfours.agents.serve.core import BotPool
-from allfours.agents.serve.stdio import serve_lines
+from allfours.serve.core import BotPool
+from allfours.serve.stdio import serve_lines
 
 from .common import Parser, fail, positive_int, preset
 from .serve import bot_help, check_bots

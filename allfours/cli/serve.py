@@ -1,4 +1,4 @@
-"""``allfours serve``: the bots over HTTP (``allfours.agents.serve.app``).
+"""``allfours serve``: the bots over HTTP (``allfours.serve.app``).
 
 Hosted matches are kept in an SQLite file (``--db``, default ``$XDG_STATE_HOME/allfours/matches.db``, else
 ``~/.local/state/allfours/matches.db``; ``--db :memory:`` keeps none), so they survive a restart.
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import uvicorn
 
-from allfours.agents.serve.app import create_app
-from allfours.agents.serve.core import DEFAULT_BOTS, BotPool, RequestError, shipped_bots
-from allfours.agents.serve.hosted import MatchStore
-from allfours.agents.serve.store import MEMORY, MatchDB, StoreError, default_path
+from allfours.serve.app import create_app
+from allfours.serve.core import DEFAULT_BOTS, BotPool, RequestError, shipped_bots
+from allfours.serve.hosted import MatchStore
+from allfours.serve.store import MEMORY, MatchDB, StoreError, default_path
 
 from .common import Parser, UsageError, fail, port, positive_int
 

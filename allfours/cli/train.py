@@ -22,8 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from allfours.data import config_names
-from allfours.train.config import load_config, parse_overrides
+from allfours.train.config import config_names, load_config, parse_overrides
 from allfours.train.trainer import RunStop, Trainer
 
 from .common import Parser, UsageError, fail, positive_int, preset

@@ -11,8 +11,8 @@ ort = pytest.importorskip("onnxruntime")
 onnx = pytest.importorskip("onnx")
 torch = pytest.importorskip("torch")
 
-from allfours.agents.serve.replay import state_from_request  # noqa: E402
 from allfours.cli import main as cli  # noqa: E402
+from allfours.serve.replay import state_from_request  # noqa: E402
 from allfours_env import OBS_SIZE, encode, make_rules  # noqa: E402
 
 

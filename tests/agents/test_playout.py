@@ -93,7 +93,7 @@ def test_network_playout_search_is_deterministic_and_legal():
 
 def test_a_checkpoint_path_as_playout_makes_a_search_agent():
     """A spec ending in .pt names a checkpoint only when it does not start with an agent's name."""
-    from allfours.data import checkpoints_dir
+    from allfours.agents.checkpoint import checkpoints_dir
 
     agent = make_agent(f"search:worlds=2,playout={checkpoints_dir() / 'yorkshire.pt'}")
     assert isinstance(agent, SearchAgent) and agent.worlds == 2

@@ -26,8 +26,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.selenium_manager import SeleniumManager
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from allfours.agents.serve.app import create_app
-from allfours.agents.serve.store import MatchDB
+from allfours.serve.app import create_app
+from allfours.serve.store import MatchDB
 from allfours_env import GameState, make_rules, parse_action
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")

@@ -13,7 +13,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from allfours.agents.serve.app import create_app
+from allfours.serve.app import create_app
 from allfours_env import __version__
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"

@@ -1,4 +1,4 @@
-"""Hosted matches (agents/serve/hosted.py over HTTP): whole matches, secrecy, refusals, limits, bad input."""
+"""Hosted matches (allfours/serve/hosted.py over HTTP): whole matches, secrecy, refusals, limits, bad input."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from allfours.agents.serve.app import create_app
-from allfours.agents.serve.core import BotPool
-from allfours.agents.serve.hosted import Limits, MatchStore, _start_events, apply_with_events
+from allfours.serve.app import create_app
+from allfours.serve.core import BotPool
+from allfours.serve.hosted import Limits, MatchStore, _start_events, apply_with_events
 from allfours_env import GameState, card_code, parse_action
 from allfours_env.cards import RUN_PACK, THROW_IN, codes
 from allfours_env.deal import TURN_UP, stock_layout

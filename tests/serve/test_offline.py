@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import pytest
 from fastapi.testclient import TestClient
 
-from allfours.agents.serve.app import create_app
+from allfours.serve.app import create_app
 
 PAGES = ["/docs", "/play"]
 

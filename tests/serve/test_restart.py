@@ -3,7 +3,7 @@ the match goes on with the same state, log and tokens; no acknowledged move is l
 cut off mid-write is there whole or not at all. The server's own log (uvicorn's access log on) never holds a
 token or a join code.
 
-The kill during a move uses a test-only switch of agents/serve/store.py: ``ALLFOURS_TEST_PAUSE=in_commit=S``
+The kill during a move uses a test-only switch of allfours/serve/store.py: ``ALLFOURS_TEST_PAUSE=in_commit=S``
 sleeps inside the transaction (the rows written, not committed), ``after_commit=S`` between the commit and the
 answer; ``ALLFOURS_TEST_PAUSE_MARKER`` names a file it writes first, so the test knows when to kill.
 """
@@ -24,8 +24,8 @@ import urllib.request
 
 import pytest
 
-from allfours.agents.serve.core import BotPool
-from allfours.agents.serve.hosted import Limits, MatchStore
+from allfours.serve.core import BotPool
+from allfours.serve.hosted import Limits, MatchStore
 
 SEATS = ["human", "human", "heuristic"]
 OPTIONS = {"players": 3}

@@ -1,4 +1,4 @@
-"""The play page's rules (agents/serve/static/rules.json: the explanation of each decision and the Rules panel)
+"""The play page's rules (allfours/serve/static/rules.json: the explanation of each decision and the Rules panel)
 are docs/rules.md's own words: every sentence the page shows is found there, so the page invents no rule."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = json.loads((ROOT / "agents" / "serve" / "static" / "rules.json").read_text())
+RULES = json.loads((ROOT / "allfours" / "serve" / "static" / "rules.json").read_text())
 
 
 def normal(text: str) -> str:
@@ -49,6 +49,6 @@ def test_every_decision_and_preset_is_explained():
 
 
 def test_the_page_uses_every_decisions_words():
-    js = (ROOT / "agents" / "serve" / "static" / "play.js").read_text()
+    js = (ROOT / "allfours" / "serve" / "static" / "play.js").read_text()
     for key in RULES["decisions"]:
         assert f'"{key}"' in js, key

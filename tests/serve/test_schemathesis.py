@@ -35,9 +35,9 @@ EXAMPLES = int(os.environ.get("ALLFOURS_SCHEMATHESIS_EXAMPLES", 40))  # cases pe
 SERVER = """
 import dataclasses, socket, sys
 import uvicorn
-from allfours.agents.serve.app import create_app
-from allfours.agents.serve.hosted import Limits
-from allfours.agents.serve.store import MatchDB
+from allfours.serve.app import create_app
+from allfours.serve.hosted import Limits
+from allfours.serve.store import MatchDB
 
 wanted = {"max_matches": 1_000_000, "max_matches_per_client": 0, "client_rate": 0, "token_rate": 0}
 limits = Limits(**{k: v for k, v in wanted.items() if k in {f.name for f in dataclasses.fields(Limits)}})

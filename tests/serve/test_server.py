@@ -12,16 +12,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from allfours.agents.serve.replay import state_from_request
-from allfours.data import checkpoints_dir
+from allfours.agents.checkpoint import checkpoints_dir
+from allfours.serve.replay import state_from_request
 from allfours_env import GameState, action_name, card_code, seat_view
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from allfours.agents.serve.app import create_app
-from allfours.agents.serve.core import BotPool
+from allfours.serve.app import create_app
+from allfours.serve.core import BotPool
 
 REPO_CHECKPOINTS = checkpoints_dir()
 CASES = [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
@@ -512,7 +512,7 @@ def test_a_bot_that_cannot_be_built_is_listed_as_unavailable():
 
 def test_shipped_bots_are_offered_and_refuse_another_player_count():
     from allfours.agents.bots import BOTS
-    from allfours.agents.serve.core import shipped_bots
+    from allfours.serve.core import shipped_bots
 
     shipped = shipped_bots()
     assert shipped == [f"bot:{n}" for n in BOTS if (REPO_CHECKPOINTS / f"{n}.pt").exists()]
@@ -531,7 +531,7 @@ def test_shipped_bots_are_offered_and_refuse_another_player_count():
 def test_a_composite_bot_is_built_for_the_tables_player_count():
     """``search:playout=bot:traditional`` at a 2-player table plays out with the 2-player bot (as
     ``allfours eval`` builds it), and one built for a 4-player table is not reused there."""
-    from allfours.agents.serve.core import BotPool
+    from allfours.serve.core import BotPool
 
     if not all((REPO_CHECKPOINTS / f"{n}.pt").exists() for n in ("traditional", "traditional_2p")):
         pytest.skip("the traditional bots are not shipped in this checkout")

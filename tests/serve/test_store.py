@@ -1,4 +1,4 @@
-"""Hosted matches kept in SQLite (agents/serve/store.py): a restart rebuilds them, join links, bad files.
+"""Hosted matches kept in SQLite (allfours/serve/store.py): a restart rebuilds them, join links, bad files.
 
 In process: a ``MatchStore`` over a ``MatchDB`` in a temporary folder, then a new one over the same file, as a
 restarted server would make. The real process killed with SIGKILL is tests/serve/test_restart.py.
@@ -14,11 +14,11 @@ import warnings
 
 import pytest
 
-from allfours.agents.serve.app import create_app
-from allfours.agents.serve.core import BotPool, RequestError
-from allfours.agents.serve.hosted import Limits, MatchStore
-from allfours.agents.serve.store import SCHEMA_VERSION, MatchDB, StoreError, default_path, digest
 from allfours.cli import serve as serve_cli
+from allfours.serve.app import create_app
+from allfours.serve.core import BotPool, RequestError
+from allfours.serve.hosted import Limits, MatchStore
+from allfours.serve.store import SCHEMA_VERSION, MatchDB, StoreError, default_path, digest
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

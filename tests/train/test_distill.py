@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 import torch
 
-from allfours.agents.checkpoint import atomic_save, load_checkpoint
+from allfours.agents.checkpoint import atomic_save, checkpoints_dir, load_checkpoint
 from allfours.agents.network import PolicyNet
 from allfours.agents.neural import load_agent
-from allfours.data import checkpoints_dir
 from allfours.train import distill
 from allfours.train.ship import ship
 

@@ -13,10 +13,9 @@ import torch
 
 import allfours.agents as allfours_agents
 from allfours.agents import neural
-from allfours.agents.checkpoint import CheckpointError, load_checkpoint
+from allfours.agents.checkpoint import CheckpointError, checkpoints_dir, load_checkpoint
 from allfours.agents.neural import load_agent, load_bot
 from allfours.cli.train import main
-from allfours.data import checkpoints_dir
 from allfours.train.config import load_config
 from allfours.train.trainer import Trainer
 from allfours_env import GameState

@@ -2,7 +2,7 @@
 
 The models check the shape and the types (strictly: ``"1"`` is not a seat, nor is ``1.5``; ``1.0`` is the
 number 1, as JSON Schema reads it);
-the game itself is checked by replaying it on the engine (``allfours.agents.serve.replay``).
+the game itself is checked by replaying it on the engine (``allfours.serve.replay``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ built once per preset and used under a lock, reseeded for every request, so the 
 always gets the same answer.
 
 ``answer(body, pool)`` validates the body (``ActRequest``), rebuilds the game on the engine
-(``allfours.agents.serve.replay``), asks the bot, and returns the answer as a dict. Every problem with the
+(``allfours.serve.replay``), asks the bot, and returns the answer as a dict. Every problem with the
 request raises ``RequestError`` with an HTTP status, a type and a message that says what is wrong.
 """
 
@@ -17,13 +17,13 @@ import threading
 
 from pydantic import ValidationError
 
-from allfours.data import checkpoints_dir
+from allfours.agents.base import Agent
+from allfours.agents.bots import BOTS
+from allfours.agents.checkpoint import checkpoints_dir
+from allfours.agents.model_card import model_card
+from allfours.agents.registry import make_agent
 from allfours_env import PRESETS, __version__, action_name
 
-from ..base import Agent
-from ..bots import BOTS
-from ..model_card import model_card
-from ..registry import make_agent
 from .models import ACTION_PATTERN, CARD_PATTERN, ActRequest
 from .replay import ViewError, state_from_request
 

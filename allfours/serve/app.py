@@ -37,10 +37,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from swagger_ui_bundle import swagger_ui_path
 
+from allfours.agents.bots import BOTS
 from allfours_env import ENCODING_VERSION, PRESETS, __version__
 from allfours_env.rules import ALLOWED_PLAYERS
 
-from ..bots import BOTS
 from .core import BotPool, RequestError, answer, validation_message
 from .hosted import HUMAN, Limits, MatchStore
 from .models import (
