@@ -5,6 +5,7 @@
     python examples/sb3_maskable_ppo.py --opponent random --minutes 1 --out runs/sb3_random.zip
     allfours eval --preset seven_up --agents sb3:runs/sb3_seven_up.zip heuristic --matches 200 --seed 0
     python examples/sb3_maskable_ppo.py --move-time runs/sb3_seven_up.zip   # ms a move, one call at a time
+    python examples/sb3_maskable_ppo.py --keep-weights runs/sb3_seven_up.zip small.zip   # what sb3: reads, only
 
 One learning seat (``--seat``, default "random": either seat, a fresh draw per match) against
 ``--opponent`` in every other seat; ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``
@@ -19,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
+import zipfile
 
 import gymnasium
 import numpy as np
@@ -144,6 +147,14 @@ def move_time(path: str, preset: str, positions: int = 300, players: int | None 
     return {"median_ms": float(np.median(times)), "p90_ms": float(np.percentile(times, 90)), "positions": positions}
 
 
+def keep_weights(model: str, out: str) -> int:
+    """A copy of an SB3 model file holding only ``policy.pth``, all that ``sb3:`` agents read (no optimizer
+    state, no pickled parts): a third of the size. Returns its size in bytes."""
+    with zipfile.ZipFile(model) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        dst.writestr("policy.pth", src.read("policy.pth"))
+    return os.path.getsize(out)
+
+
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--preset", default="seven_up", choices=sorted(IDS))
@@ -166,8 +177,14 @@ def main(argv=None) -> dict:
     p.add_argument("--out", default=None, help="where to save the model (.zip), default runs/sb3_<preset>.zip")
     p.add_argument("--json", default=None, help="write the figures to this file")
     p.add_argument("--move-time", default=None, metavar="MODEL", help="only time this model's moves and exit")
+    p.add_argument("--keep-weights", nargs=2, default=None, metavar=("MODEL", "OUT"),
+                   help="only copy MODEL's weights (policy.pth, what sb3: agents read) to the file OUT and exit")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
+    if args.keep_weights:
+        size = keep_weights(*args.keep_weights)
+        print(f"wrote {args.keep_weights[1]} ({size / 1e6:.1f} MB, policy.pth only)")
+        return {"bytes": size}
     if args.move_time:
         figures = move_time(args.move_time, args.preset, players=args.players)
         print(f"sb3:{args.move_time} on {args.preset}: {figures['median_ms']:.2f} ms a move (median, p90 "
