@@ -19,7 +19,7 @@ import allfours  # noqa: F401 (registers the ids)
 from allfours.agents.base import Agent
 from allfours.agents.gym_env import AllFoursGymEnv
 from allfours.agents.gym_vector import AllFoursVectorEnv
-from allfours_env import OBS_SIZE, encode
+from allfours_env import OBS_SIZE, GameState, encode
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sb3_maskable_ppo.py"
 IDS = [("allfours:allfours/SevenUp-v0", {}), ("allfours:allfours/Yorkshire-v0", {}),
@@ -301,6 +301,15 @@ def test_example_trains_saves_and_the_model_is_an_agent(tmp_path):
         obs, _, term, _, info = e.step(want)
         if term:
             obs, info = e.reset()
+    # --keep-weights: a file of policy.pth alone, smaller, and the agent it makes plays the same moves
+    small = tmp_path / "small.zip"
+    assert example.main(["--keep-weights", str(out), str(small)])["bytes"] < out.stat().st_size
+    kept = make_agent(f"sb3:{small}", preset="seven_up")
+    s = GameState.new("seven_up", seed=4)
+    while not s.done:
+        move = agent.act(s, s.current)
+        assert kept.act(s, s.current) == move
+        s.apply(move)
     with pytest.raises(ValueError, match="not found"):
         make_agent(f"sb3:{tmp_path / 'missing.zip'}")
 
