@@ -30,7 +30,7 @@ STEPS = re.compile(r"steps_(\d+)\.pt$")
 def _opponent(text: str) -> tuple[str, int]:
     spec, _, matches = text.rpartition(":")
     if not spec or not matches.isdigit() or int(matches) < 2:
-        raise argparse.ArgumentTypeError(f"{text!r}: give SPEC:MATCHES, e.g. heuristic:2000")
+        raise argparse.ArgumentTypeError(f"{text!r}: give AGENT:MATCHES, e.g. heuristic:2000")
     return spec, int(matches)
 
 
