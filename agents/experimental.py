@@ -30,8 +30,8 @@ from __future__ import annotations
 import random
 
 from allfours_env import GameState
-from allfours_env.cards import NUM_CARDS, card_code, codes, mask_of, mask_to_list
-from allfours_env.deal import TURN_UP, assign_cards, stock_layout
+from allfours_env.cards import NUM_CARDS, mask_of, mask_to_list
+from allfours_env.deal import assign_cards
 from allfours_env.engine import PLAY
 from allfours_env.sampling import resample
 
@@ -40,9 +40,11 @@ from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 from .search import SearchAgent, best_action
 from .solver import solve
+from .spec import EXPERIMENTAL_OPTIONS, SEARCH_OPTIONS, SHORTHANDS, parse_nested  # noqa: F401 (the spec grammar)
+from .worlds import hand_start  # noqa: F401 (moved to a stable module; kept here for old imports)
 
-# The SearchAgent parameters every search-based experiment passes through.
-SEARCH_PARAMS = {"worlds": int, "time": float, "exact": int, "bid": int, "value": str, "seed": int}
+# The SearchAgent parameters every search-based experiment passes through (agents.spec holds the grammar).
+SEARCH_PARAMS = SEARCH_OPTIONS
 
 
 def _offset(seed: int | None, k: int) -> int | None:
@@ -93,15 +95,8 @@ class PartnerSight:
         caps = [state.hands[s].bit_count() for s in opps]
         spare = pool.bit_count() - sum(caps)
         assign = assign_cards(mask_to_list(pool), caps + [spare], [state.voids[s] for s in opps] + [0], rng)
-        w = state.clone()
-        w.seed = rng.getrandbits(63)
-        w._legal = -1
-        for s, cards in zip(opps, assign):
-            w.hands[s] = mask_of(cards)
-            w.dealt[s] = w.hands[s] | state.played_by[s]
-        if state.stock:
-            w.stock = assign[-1]
-        return w
+        return state.with_hands({s: mask_of(cards) for s, cards in zip(opps, assign)},
+                                stock=assign[-1] if state.stock else None, seed=rng.getrandbits(63))
 
 
 def pitched(state: GameState, seat: int) -> tuple[int, int] | None:
@@ -277,42 +272,20 @@ def model(opponent: str = "random", worlds: int = 192, seed: int | None = None, 
     return _named(SearchAgent(worlds=worlds, seed=seed, playout=playout, **search), "model")
 
 
-def parse_nested(text: str) -> dict:
-    """``"24x8"`` -> ``{"worlds": 24, "inner": 8}``: the shorthand of ``experimental:nested:OxI``."""
-    outer, _, inner = text.strip().partition("x")
-    if not (outer.isdigit() and inner.isdigit() and int(outer) > 0 and int(inner) > 0):
-        raise ValueError(f"nested spec must be experimental:nested:OxI with positive world counts, got {text!r}")
-    return {"worlds": int(outer), "inner": int(inner)}
-
-
-_SEARCH_ONLY = {k: t for k, t in SEARCH_PARAMS.items() if k not in ("worlds", "time")}
-
-# name -> (builder, {param: type}, help), as the registry's AGENTS
-EXPERIMENTS = {
-    "pitch": (pitch, {**SEARCH_PARAMS, "tries": int}, "search whose worlds agree with a Yorkshire pitch"),
-    "infer": (infer, {**SEARCH_PARAMS, "k": int, "eps": float},
-              "search whose worlds are weighted by the others' actions under the heuristic"),
-    "prefer": (prefer, {**SEARCH_PARAMS, "margin": float}, "search with a head start for the heuristic's move"),
-    "nested": (nested, {**SEARCH_PARAMS, "inner": int}, "two-level search (nested:OxI)"),
-    "model": (model, {**SEARCH_PARAMS, "opponent": str}, "search that knows how its opponent plays"),
-    "search-play": (SearchPlay, {"worlds": int, "seed": int}, "heuristic trump decisions, searched card play"),
-    "clairvoyant": (clairvoyant, _SEARCH_ONLY, "cheat: one world, the real deal"),
-    "partner": (partner, SEARCH_PARAMS, "cheat: worlds keep the partner's real hand"),
-    "partner-play": (partner_play, SEARCH_PARAMS, "cheat: the partner's hand once trump is set"),
-    "oracle": (Oracle, {"exact": int, "seed": int}, "cheat: perfect-information alpha-beta of the real deal"),
+_BUILDERS = {
+    "pitch": (pitch, "search whose worlds agree with a Yorkshire pitch"),
+    "infer": (infer, "search whose worlds are weighted by the others' actions under the heuristic"),
+    "prefer": (prefer, "search with a head start for the heuristic's move"),
+    "nested": (nested, "two-level search (nested:OxI)"),
+    "model": (model, "search that knows how its opponent plays"),
+    "search-play": (SearchPlay, "heuristic trump decisions, searched card play"),
+    "clairvoyant": (clairvoyant, "cheat: one world, the real deal"),
+    "partner": (partner, "cheat: worlds keep the partner's real hand"),
+    "partner-play": (partner_play, "cheat: the partner's hand once trump is set"),
+    "oracle": (Oracle, "cheat: perfect-information alpha-beta of the real deal"),
 }
-SHORTHANDS = {"nested": parse_nested}
+# name -> (builder, {param: type}, help): the options are agents.spec's EXPERIMENTAL_OPTIONS, which the
+# registry reads without importing this module
+EXPERIMENTS = {name: (build, EXPERIMENTAL_OPTIONS[name], text) for name, (build, text) in _BUILDERS.items()}
+assert set(EXPERIMENTS) == set(EXPERIMENTAL_OPTIONS)
 
-
-def hand_start(world: GameState) -> GameState:
-    """The world as it was dealt, before any action of this hand."""
-    initial = world.dealt[:]
-    if world.runs:  # take back what running the pack dealt
-        for c, who in zip(world.stock, stock_layout(world.n, world.eldest, world.runs)):
-            if who != TURN_UP:
-                initial[who] &= ~(1 << c)
-    deal = {"dealer": world.dealer, "hands": [codes(m) for m in initial]}
-    if world.stock:
-        deal["stock"] = [card_code(c) for c in world.stock]
-    scores = [sc - hp for sc, hp in zip(world.scores, world.hand_points)]
-    return GameState.new(world.rules, seed=world.seed, deal=deal, scores=scores)

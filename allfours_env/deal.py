@@ -1,16 +1,18 @@
-"""Where the cards are: the stock's layout when the pack is run, the cards a seat has not seen, and
-dealing unseen cards to hands that lack some suits.
+"""Where the cards are: the stock's layout when the pack is run, a deal in the reset format, the cards
+a seat has not seen, and dealing unseen cards to hands that lack some suits.
 
-The engine runs the pack with ``stock_layout``; the determinizer (``sampling``), search's hand replay
-and the server's replay (``allfours.serve.replay``) rebuild stocks and deal hidden cards with
-these same functions.
+The engine runs the pack with ``stock_layout`` and gives its deal with ``GameState.current_deal``; the
+determinizer (``sampling``) and the server's replay (``allfours.serve.replay``) rebuild stocks and
+deals with ``used_stock``, ``run_batches`` and ``make_deal``, and deal hidden cards with
+``assign_cards``.
 """
 
 from __future__ import annotations
 
 import random
 
-from .cards import ALL_CARDS
+from .cards import ALL_CARDS, card_code
+from .rules import HAND_SIZE, RUN_SIZE
 
 TURN_UP = -1  # stock_layout's entry for a turned-up card
 
@@ -19,8 +21,41 @@ def stock_layout(n: int, eldest: int, runs: int) -> list[int]:
     """Who takes each used stock position of a turn-up deal: the first turn-up, then per run of the
     pack three cards to each seat from the eldest round to the dealer, then the next turn-up.
     Entries are seats, ``TURN_UP`` for a turned-up card (docs/rules.md section 2)."""
-    one_run = [(eldest + i) % n for i in range(n) for _ in range(3)] + [TURN_UP]
+    one_run = [(eldest + i) % n for i in range(n) for _ in range(RUN_SIZE)] + [TURN_UP]
     return [TURN_UP] + one_run * runs
+
+
+def run_batches(stock: list[int], n: int, eldest: int, runs: int) -> list[list[int]]:
+    """Per seat, the cards it received from ``stock`` while the pack was run ``runs`` times, in order."""
+    batches: list[list[int]] = [[] for _ in range(n)]
+    if runs:
+        for c, who in zip(stock, stock_layout(n, eldest, runs)):
+            if who != TURN_UP:
+                batches[who].append(c)
+    return batches
+
+
+def used_stock(n: int, eldest: int, turnups: list[int], batches: list[list[int]]) -> list[int]:
+    """The used top of a turn-up deal's stock (``stock_layout`` order): ``turnups`` in order and, for each
+    run of the pack, the next three cards of ``batches[s]`` to each seat ``s`` (empty without a turn-up)."""
+    if not turnups:
+        return []
+    ups, given = iter(turnups), [iter(b) for b in batches]
+    return [next(ups) if who == TURN_UP else next(given[who])
+            for who in stock_layout(n, eldest, len(turnups) - 1)]
+
+
+def make_deal(dealer: int, cards: list[list[int]], turnups: list[int], rest: list[int]) -> dict:
+    """A deal in the reset format (``GameState.new(deal=...)``, docs/rules.md section 6) that gives each seat
+    ``s`` the cards ``cards[s]`` this hand: the first six in the deal, the others, in order, while the pack is
+    run once per turn-up after the first. ``rest``: the undealt stock below them, in order."""
+    n = len(cards)
+    eldest = (dealer + 1) % n
+    stock = used_stock(n, eldest, turnups, [c[HAND_SIZE:] for c in cards]) + list(rest)
+    deal = {"dealer": dealer, "hands": [[card_code(c) for c in hand[:HAND_SIZE]] for hand in cards]}
+    if stock:
+        deal["stock"] = [card_code(c) for c in stock]
+    return deal
 
 
 def unseen_cards(hand: int, played, turnups) -> int:

@@ -10,16 +10,23 @@ Life of a hand (docs/rules.md sections 2-5):
        -> next hand with the deal passed on, until a side reaches the target.
 Points are awarded one at a time in the rule order and the match stops the moment a side
 reaches the target, so "at ten apiece High settles the match" needs no special case.
+
+What else the engine answers, so that no other module restates a rule: ``why_illegal`` (a refusal in
+words), ``events`` / ``apply_with_events`` (what a move caused, ``events.py``), ``current_deal`` (the
+deal in the reset format), ``with_hands`` (the same position with other hidden cards) and
+``legal_from`` (what a hand could play now).
 """
 
 from __future__ import annotations
 
 import random
 
+from . import events
 from .cards import (
     BEG,
     GIVE_ONE,
     JACK,
+    NUM_ACTIONS,
     NUM_CARDS,
     RUN_PACK,
     STAND,
@@ -27,13 +34,14 @@ from .cards import (
     THROW_IN,
     action_name,
     card_code,
+    codes,
     mask_of,
     mask_to_list,
     parse_card,
 )
-from .deal import TURN_UP, stock_layout, unseen_cards
-from .rules import Rules, make_rules, side_of
-from .scoring import game_points, hand_awards, tally, trump_holders
+from .deal import TURN_UP, run_batches, stock_layout, unseen_cards
+from .rules import HAND_SIZE, Rules, make_rules, side_of
+from .scoring import game_points, hand_awards, high_low_jack, tally
 from .tricks import legal_cards, trick_winner
 
 # Phases
@@ -44,26 +52,77 @@ _STAND_BEG = 1 << STAND | 1 << BEG
 _GIVE_RUN = 1 << GIVE_ONE | 1 << RUN_PACK
 
 
+SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal for the player to move."""
+
+
+# Every field of a GameState, listed once: ``__slots__``, ``clone`` and ``_clear_deal`` are made from this.
+# (name, how ``clone`` copies it, the value ``_clear_deal`` gives it at each deal or None if a deal keeps it).
+# SHARE: the same object (numbers, tuples, and lists only ever replaced, never changed in place);
+# COPY: a copy of the list; DROP: None in the clone (a clone records no events).
+SHARE, COPY, DROP = "share", "copy", "drop"
+FIELDS = (
+    # the match (set by ``new``)
+    ("rules", SHARE, None), ("n", SHARE, None), ("seed", SHARE, None), ("deals", SHARE, None),
+    ("scores", COPY, None), ("done", SHARE, None), ("winner", SHARE, None),
+    ("hand_results", SHARE, None),  # a tuple, one result per finished hand
+    ("last_hand", SHARE, None),  # never changed, only replaced
+    ("events", DROP, None),  # None, or the list the events are recorded in
+    # the hand (set by ``_start_hand``)
+    ("dealer", SHARE, None), ("eldest", SHARE, None), ("hand_points", COPY, None), ("redeals", SHARE, None),
+    ("history", COPY, None),  # (seat, action) of this hand, a redealt deal's included
+    # the deal (reset by ``_clear_deal``)
+    ("phase", SHARE, "PLAY"), ("current", SHARE, "self.eldest"), ("trump", SHARE, "-1"), ("turnup", SHARE, "-1"),
+    ("turnups", COPY, "[]"), ("first_proposed", SHARE, "-1"),
+    ("stock", SHARE, "[]"),  # never changed, only read past stock_pos
+    ("stock_pos", SHARE, "0"),
+    ("hands", COPY, "[0] * n"), ("dealt", COPY, "[0] * n"), ("played_by", COPY, "[0] * n"),
+    ("won_by", COPY, "[0] * n"), ("captured", COPY, "[0] * sides"), ("out", SHARE, "0"), ("voids", COPY, "[0] * n"),
+    ("trick", COPY, "[]"), ("led", SHARE, "-1"), ("pending", SHARE, "0"),
+    ("thrown", SHARE, "[]"),  # (seat, cards) thrown into the current trick; replaced, never changed
+    ("tricks", COPY, "[]"),  # (plays, thrown, winner) of each finished trick
+    ("begged", SHARE, "False"), ("gave_one", SHARE, "False"), ("runs", SHARE, "0"),
+    ("_legal", SHARE, "-1"),  # the legal-action mask, -1 until asked for
+)
+
+
+def _compiled(name: str, doc: str, lines: list[str]):
+    """A method made from ``FIELDS`` (as ``dataclasses`` makes ``__init__``): as fast as written out by hand."""
+    space: dict = {}
+    exec("\n".join([f"def {name}(self):", *(f"    {line}" for line in lines)]), globals(), space)
+    fn = space[name]
+    fn.__doc__, fn.__qualname__ = doc, f"GameState.{name}"
+    return fn
+
+
+def _clone_method():
+    copy = {SHARE: "self.{0}", COPY: "self.{0}[:]", DROP: "None"}
+    return _compiled("clone", "An independent copy (it records no events).", [
+        "c = GameState.__new__(GameState)", *(f"c.{f} = " + copy[how].format(f) for f, how, _ in FIELDS),
+        "return c"])
+
+
+def _clear_deal_method():
+    return _compiled("_clear_deal", "Every field of one deal as before the cards are dealt.", [
+        "n = self.n", "sides = self.rules.sides", *(f"self.{f} = {init}" for f, _, init in FIELDS if init)])
 
 
 class GameState:
     """One All Fours match (or one hand, with ``episode="hand"``)."""
 
-    __slots__ = (
-        "rules", "n", "seed", "deals", "scores", "done", "winner",
-        "dealer", "eldest", "phase", "current", "trump", "turnup", "turnups", "first_proposed", "stock", "stock_pos",
-        "hands", "dealt", "played_by", "won_by", "captured", "out", "voids",
-        "trick", "led", "pending", "thrown", "tricks", "begged", "gave_one", "runs", "redeals",
-        "hand_points", "hand_results", "last_hand", "history", "_legal",
-    )
+    __slots__ = tuple(f for f, _, _ in FIELDS)
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def new(cls, rules: Rules | str = "yorkshire", seed: int | None = None, deal: dict | None = None,
-            scores: list | None = None, **options) -> GameState:
-        """A fresh match. ``deal`` = {"dealer", "hands", "stock"} fixes the first hand (docs/rules.md section 6)."""
+            scores: list | None = None, record_events: bool = False, **options) -> GameState:
+        """A fresh match. ``deal`` = {"dealer", "hands", "stock"} fixes the first hand (docs/rules.md section 6).
+
+        ``record_events``: ``events`` is a list that collects the events of the opening deal and of every
+        later action (``events.py``); otherwise it is None and ``apply_with_events`` records one action's."""
         if not isinstance(rules, Rules) or options:
             rules = make_rules(rules, **options)
         if seed is None:
@@ -80,6 +139,7 @@ class GameState:
         s.winner = None
         s.hand_results = ()
         s.last_hand = None
+        s.events = [] if record_events else None
         if deal is not None:
             dealer, hands, stock = _check_deal(deal, rules)
             s._start_hand(dealer)
@@ -89,47 +149,7 @@ class GameState:
             s._deal_random()
         return s
 
-    def clone(self) -> GameState:
-        c = GameState.__new__(GameState)
-        c.rules = self.rules
-        c.n = self.n
-        c.seed = self.seed
-        c.deals = self.deals
-        c.scores = self.scores[:]
-        c.done = self.done
-        c.winner = self.winner
-        c.dealer = self.dealer
-        c.eldest = self.eldest
-        c.phase = self.phase
-        c.current = self.current
-        c.trump = self.trump
-        c.turnup = self.turnup
-        c.turnups = self.turnups[:]
-        c.first_proposed = self.first_proposed
-        c.stock = self.stock  # never mutated, only read past stock_pos
-        c.stock_pos = self.stock_pos
-        c.hands = self.hands[:]
-        c.dealt = self.dealt[:]
-        c.played_by = self.played_by[:]
-        c.won_by = self.won_by[:]
-        c.captured = self.captured[:]
-        c.out = self.out
-        c.voids = self.voids[:]
-        c.trick = self.trick[:]
-        c.led = self.led
-        c.pending = self.pending
-        c.thrown = self.thrown
-        c.tricks = self.tricks[:]
-        c.begged = self.begged
-        c.gave_one = self.gave_one
-        c.runs = self.runs
-        c.redeals = self.redeals
-        c.hand_points = self.hand_points[:]
-        c.hand_results = self.hand_results
-        c.last_hand = self.last_hand  # never mutated, only replaced
-        c.history = self.history[:]
-        c._legal = self._legal
-        return c
+    clone = _clone_method()
 
     # ------------------------------------------------------------------ queries
     def side(self, seat: int) -> int:
@@ -173,17 +193,57 @@ class GameState:
     def is_legal(self, action: int) -> bool:
         return isinstance(action, int) and 0 <= action < 57 and bool(self.legal_mask() >> action & 1)
 
-    def _compute_legal(self) -> int:
+    def _compute_legal(self, hand: int | None = None) -> int:
         ph = self.phase
         if ph == PLAY:
             rules = self.rules
-            return legal_cards(self.hands[self.current], self.trump, self.led if self.trick else -1,
-                               rules.must_follow_suit, rules.throw_in)
+            return legal_cards(self.hands[self.current] if hand is None else hand, self.trump,
+                               self.led if self.trick else -1, rules.must_follow_suit, rules.throw_in)
         if ph == STAND_OR_BEG:
             return _STAND_BEG
         if ph == GIVE_OR_RUN:
             return _GIVE_RUN
         return 0
+
+    def legal_from(self, hand: int) -> int:
+        """The legal actions (a mask) the player to move would have now holding exactly the cards ``hand``:
+        in play, what ``tricks.legal_cards`` allows; before play, the phase's decisions (docs/rules.md 3-4)."""
+        return self._compute_legal(hand)
+
+    def why_illegal(self, action, seat: int | None = None) -> str | None:
+        """Why ``action`` is not legal for ``seat`` (default: the player to move) now: one sentence naming the
+        rule (docs/rules.md sections 3 and 4), or None when it is legal."""
+        if self.done:
+            return "the match is over: nothing more to play"
+        if seat is not None and seat != self.current:
+            return f"it is seat {self.current}'s turn, not seat {seat}'s"
+        if not (isinstance(action, int) and 0 <= action < NUM_ACTIONS):
+            return f"{action!r} is not an action: actions are 0 to {NUM_ACTIONS - 1} (see docs/rules.md section 6)"
+        if self.legal_mask() >> action & 1:
+            return None
+        phase, rules, p = self.phase, self.rules, self.current
+        if phase == STAND_OR_BEG:
+            return "the eldest first decides: STAND (the turn-up's suit is trump) or BEG"
+        if phase == GIVE_OR_RUN:
+            return "after a beg the dealer decides: GIVE_ONE or RUN_PACK"
+        if action >= NUM_CARDS and action != THROW_IN:
+            if not rules.turnup:
+                return f"{rules.preset} has no trump decision (the first card led sets trump): time to play a card"
+            return "trump is settled: it is time to play a card"
+        if action == THROW_IN:
+            if not rules.throw_in:
+                return "throwing in is off in this match"
+            if not self.trick:
+                return "a player may not throw in when leading"
+            return "a player may throw in only holding no trump and no card above nine"
+        if not self.hands[p] >> action & 1:
+            return f"seat {p} does not hold {card_code(action)}"
+        led, trump = SUIT_WORDS[self.led], SUIT_WORDS[self.trump]
+        if self.led == self.trump:
+            return f"trumps ({trump}) were led: you must follow with a trump while holding one"
+        if rules.must_follow_suit:
+            return f"{led} were led: you must follow suit while holding one"
+        return f"{led} were led: you must follow suit or trump (a third suit only when void in {led})"
 
     def hidden_hand(self, seat: int) -> bool:
         """True when ``seat`` may not look at its own hand (Yorkshire: pitcher's partner before the lead)."""
@@ -208,6 +268,9 @@ class GameState:
                 f" legal: {[action_name(a) for a in mask_to_list(m)]}")
         self._legal = -1
         self.history.append((self.current, action))
+        rec = self.events
+        if rec is not None:
+            rec.append(events.move(self.current, action, self.hands[self.current]))
         if action < NUM_CARDS:
             self._play(action)
         elif action == THROW_IN:
@@ -221,13 +284,31 @@ class GameState:
         elif action == GIVE_ONE:
             self.gave_one = True
             self.trump = self.turnup // 13
-            if self._award(self.side(self.eldest), 1):
+            side = self.side(self.eldest)
+            if rec is not None:
+                rec[-1].update(points=1, side=side)
+            if self._award(side, 1):
                 self._end_before_play()
             else:
                 self._set_trump_and_play(self.turnup // 13)
         else:  # RUN_PACK
             self.first_proposed = self.turnup // 13
             self._run_pack()
+
+    def apply_with_events(self, action: int) -> list[dict]:
+        """``apply(action)`` and return the events it caused (``events.py``), recorded for this call if
+        ``events`` is off (None); with ``events`` on they are also in that list."""
+        rec = self.events
+        if rec is None:
+            self.events = []
+            try:
+                self.apply(action)
+                return self.events
+            finally:
+                self.events = None
+        start = len(rec)
+        self.apply(action)
+        return rec[start:]
 
     def _play(self, c: int) -> None:
         p = self.current
@@ -239,6 +320,8 @@ class GameState:
             self.led = suit
             if self.trump < 0:  # Yorkshire: the pitch sets trump
                 self.trump = suit
+                if self.events is not None:  # the play's own event, just recorded by apply
+                    self.events[-1]["trump"] = SUITS[suit]
             self.pending = ((1 << self.n) - 1) & ~self.out & ~(1 << p)
         else:
             self.pending &= ~(1 << p)
@@ -283,7 +366,10 @@ class GameState:
             cards |= 1 << c
         self.won_by[winner] |= cards
         self.captured[self.side(winner)] |= cards
-        self.tricks.append((tuple(self.trick), tuple(self.thrown), winner))
+        done = (tuple(self.trick), tuple(self.thrown), winner)
+        self.tricks.append(done)
+        if self.events is not None:
+            self.events.append(events.trick(*done))
         self.trick = []
         self.thrown = []
         self.pending = 0
@@ -320,43 +406,20 @@ class GameState:
         self.redeals = 0
         self.history = []
         self._clear_deal()
+        if self.events is not None:
+            self.events.append(events.deal(len(self.hand_results), dealer, self.eldest))
 
-    def _clear_deal(self) -> None:
-        n = self.n
-        self.phase = PLAY
-        self.current = self.eldest
-        self.trump = -1
-        self.turnup = -1
-        self.turnups = []
-        self.first_proposed = -1
-        self.stock = []
-        self.stock_pos = 0
-        self.hands = [0] * n
-        self.dealt = [0] * n
-        self.played_by = [0] * n
-        self.won_by = [0] * n
-        self.captured = [0] * self.rules.sides
-        self.out = 0
-        self.voids = [0] * n
-        self.trick = []
-        self.led = -1
-        self.pending = 0
-        self.thrown = []  # (seat, cards) thrown into the current trick
-        self.tricks = []  # (plays, thrown, winner) of each finished trick
-        self.begged = False
-        self.gave_one = False
-        self.runs = 0
-        self._legal = -1
+    _clear_deal = _clear_deal_method()
 
     def _deal_random(self) -> None:
         rng = random.Random(self.seed * 1_000_003 + self.deals)
         deck = list(range(NUM_CARDS))
         rng.shuffle(deck)
-        n, e = self.n, self.eldest
+        n, e, k = self.n, self.eldest, HAND_SIZE
         hands = [0] * n
         for i in range(n):
-            hands[(e + i) % n] = mask_of(deck[6 * i:6 * i + 6])
-        self._deal_cards(hands, deck[6 * n:])
+            hands[(e + i) % n] = mask_of(deck[k * i:k * i + k])
+        self._deal_cards(hands, deck[k * n:])
 
     def _deal_cards(self, hands: list[int], stock: list[int]) -> None:
         self.deals += 1
@@ -380,7 +443,10 @@ class GameState:
         self.turnup = c
         self.turnups.append(c)
         kick = self.rules.kicks.get(c % 13)
-        return bool(kick) and self._award(self.side(self.dealer), kick)
+        side = self.side(self.dealer)
+        if self.events is not None:
+            self.events.append(events.turnup(c, kick or 0, side))
+        return bool(kick) and self._award(side, kick)
 
     def _run_pack(self) -> None:
         run = stock_layout(self.n, self.eldest, 1)[1:]  # one run: the batches, then a turn-up
@@ -410,6 +476,8 @@ class GameState:
         redeals = self.redeals + 1
         self._clear_deal()
         self.redeals = redeals
+        if self.events is not None:
+            self.events.append(events.redeal(self.dealer))
         self._deal_random()
 
     def _set_trump_and_play(self, suit: int) -> None:
@@ -440,12 +508,15 @@ class GameState:
             "high": None, "low": None, "jack": None, "jack_points": 0, "game": None,
             "game_totals": [0] * self.sides, "points": self.hand_points[:],
         },)
+        if self.events is not None:
+            self.events += [events.hand_result(self.hand_no - 1, self.hand_results[-1], self.scores),
+                            events.match_over(self.winner, self.scores)]
 
     def _hand_awards(self) -> tuple[tuple, list[int]]:
         """High, Low, Jack, Game as (side, points) in the rule order, and the game totals per side."""
         rules, trump = self.rules, self.trump
         side = rules.side
-        holders = [None if s is None else side(s) for s in trump_holders(self.dealt, trump)]
+        holders = [None if x is None else side(x[0]) for x in high_low_jack(self.dealt, trump)]
         jbit = 1 << (trump * 13 + JACK)
         capturer = next((sd for sd in range(rules.sides) if self.captured[sd] & jbit), None)
         totals = [game_points(m) for m in self.captured]
@@ -464,15 +535,55 @@ class GameState:
         self.hand_results += (result,)
         # What the next deal wipes, kept for a frontend: the played hand's tricks and its deal.
         self.last_hand = {"tricks": tuple(self.tricks), "dealt": tuple(self.dealt), "trump": self.trump}
-        if self.done:
-            return
-        if self.rules.episode == "hand":
+        if self.events is not None:
+            self.events.append(events.hand_result(self.hand_no - 1, result, self.scores,
+                                                  high_low_jack(self.dealt, self.trump)))
+        if not self.done and self.rules.episode == "hand":
             self.done = True
             self.phase = OVER
             self.current = -1
+        if self.done:
+            if self.events is not None:
+                self.events.append(events.match_over(self.winner, self.scores))
             return
         self._start_hand((self.dealer + 1) % self.n)
         self._deal_random()
+
+    # ------------------------------------------------------------------ the deal and its hidden cards
+    def current_deal(self) -> dict:
+        """This deal in the reset format (``new(deal=...)``, docs/rules.md section 6): each seat's six cards
+        as dealt (not those from running the pack) and the whole stock, top first (omitted when empty).
+        ``GameState.new(rules, deal=s.current_deal())`` deals the same cards again."""
+        batches = run_batches(self.stock, self.n, self.eldest, self.runs)
+        hands = [m & ~mask_of(b) for m, b in zip(self.dealt, batches)]
+        deal = {"dealer": self.dealer, "hands": [codes(m) for m in hands]}
+        if self.stock:
+            deal["stock"] = [card_code(c) for c in self.stock]
+        return deal
+
+    def with_hands(self, hands: dict[int, int], stock: list[int] | None = None,
+                   seed: int | None = None) -> GameState:
+        """A clone in which each seat ``s`` of ``hands`` holds the cards ``hands[s]`` (a mask) now, its dealt
+        cards being those and the cards it has played; ``stock``, if given, is the whole stock (top first:
+        ``deal.used_stock`` rebuilds its used part to match), and ``seed``, if given, the seed of later deals.
+
+        For worlds that agree with what one seat knows (``sampling.resample``, the server's replay): the
+        caller places every card exactly once and keeps each seat's hand size, the engine checks nothing."""
+        w = self.clone()
+        played = self.played_by
+        for s, m in hands.items():
+            w.hands[s] = m
+            w.dealt[s] = m | played[s]
+        if stock is not None:
+            w.stock = stock
+        if seed is not None:
+            w.seed = seed
+        w._legal = -1
+        return w
+
+    def stock_batches(self) -> list[list[int]]:
+        """Per seat, the cards it received from the stock while the pack was run this deal, in order."""
+        return run_batches(self.stock, self.n, self.eldest, self.runs)
 
     # ------------------------------------------------------------------ helpers for agents and views
     def unseen_cards(self, seat: int) -> int:
@@ -534,8 +645,8 @@ def _check_deal(deal, rules: Rules) -> tuple[int, list[int], list[int]]:
     seen: dict[int, str] = {}
     masks = []
     for seat, hand in enumerate(hands):
-        if not isinstance(hand, (list, tuple)) or len(hand) != 6:
-            raise ValueError(f"deal['hands'][{seat}] must hold exactly 6 card codes, got {hand!r}")
+        if not isinstance(hand, (list, tuple)) or len(hand) != HAND_SIZE:
+            raise ValueError(f"deal['hands'][{seat}] must hold exactly {HAND_SIZE} card codes, got {hand!r}")
         m = 0
         for code in hand:
             c = parse_card(code)
@@ -545,7 +656,7 @@ def _check_deal(deal, rules: Rules) -> tuple[int, list[int], list[int]]:
             m |= 1 << c
         masks.append(m)
     stock_codes = deal.get("stock")
-    need = NUM_CARDS - 6 * n
+    need = rules.stock_size
     if stock_codes is None:
         if rules.turnup:
             raise ValueError(f"deal['stock'] is required for preset {rules.preset!r}: the {need} undealt cards, "

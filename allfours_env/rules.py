@@ -6,9 +6,13 @@ other module reads the rules from it and never hard-codes a preset.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, replace
 
-from .cards import ACE, JACK, SIX
+from .cards import ACE, JACK, NUM_CARDS, SIX
+
+HAND_SIZE = 6  # cards dealt to each seat (docs/rules.md section 2)
+RUN_SIZE = 3  # cards more to each seat per run of the pack (docs/rules.md section 3)
 
 
 def side_of(seat: int, players: int) -> int:
@@ -39,6 +43,21 @@ class Rules:
 
     def side(self, seat: int) -> int:
         return side_of(seat, self.players)
+
+    def hand_size(self, runs: int = 0) -> int:
+        """Cards each seat is dealt in a hand: six, plus three per run of the pack (docs/rules.md sections 2-3)."""
+        return HAND_SIZE + RUN_SIZE * runs
+
+    @property
+    def stock_size(self) -> int:
+        """Cards left in the stock after the deal (the first turn-up is its top card)."""
+        return NUM_CARDS - HAND_SIZE * self.players
+
+    @property
+    def max_runs(self) -> int:
+        """The most times the pack can be run in one deal: after the first turn-up each run takes three
+        cards a seat and a turn-up; when the stock cannot give a whole run, the deal is redone (section 3)."""
+        return (self.stock_size - 1) // (RUN_SIZE * self.players + 1)
 
     def to_dict(self) -> dict:
         return {"preset": self.preset, "players": self.players, "target": self.target,
@@ -74,21 +93,9 @@ def make_rules(preset: str = "yorkshire", **options) -> Rules:
     if unknown:
         raise ValueError(f"unknown option(s) {unknown}: valid options are {list(OPTION_NAMES)}")
     o = dict(options)
-    if "players" in o:
-        p = o["players"]
-        if not _is_int(p) or p not in ALLOWED_PLAYERS[base.preset]:
-            raise ValueError(f"preset {base.preset!r} allows players in {ALLOWED_PLAYERS[base.preset]}, got {p!r}")
-    if "target" in o and (not _is_int(o["target"]) or not 1 <= o["target"] <= 1000):
-        raise ValueError(f"target must be an int from 1 to 1000, got {o['target']!r}")
-    for name in ("must_follow_suit", "throw_in", "low_cut_deals"):
-        if name in o and not isinstance(o[name], bool):
-            raise ValueError(f"option {name} must be True or False, got {o[name]!r}")
-    if o.get("low_cut_deals") and base.first_dealer != "cut":
-        raise ValueError("option low_cut_deals only applies to a preset that cuts for deal (seven_up)")
-    if "reward" in o and o["reward"] not in ("match", "points"):
-        raise ValueError(f"reward must be 'match' or 'points', got {o['reward']!r}")
-    if "episode" in o and o["episode"] not in ("match", "hand"):
-        raise ValueError(f"episode must be 'match' or 'hand', got {o['episode']!r}")
+    for name in OPTION_NAMES:
+        if name in o:
+            check_rule_option(name, o[name], base)
     # A one-hand episode scores per hand: points reward unless the user asks otherwise.
     if o.get("episode") == "hand" and "reward" not in o:
         o["reward"] = "points"
@@ -97,3 +104,66 @@ def make_rules(preset: str = "yorkshire", **options) -> Rules:
 
 def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+# The kind of each option's value, as ``parse_rule_options`` reads it from text.
+_BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False, "1": True, "0": False}
+_OPTION_KINDS = {"players": int, "target": int, "must_follow_suit": bool, "throw_in": bool, "reward": str,
+                 "episode": str, "low_cut_deals": bool}
+
+
+def check_rule_option(name: str, value, preset: str | Rules | None = None) -> None:
+    """ValueError unless ``value`` is a valid value of rule option ``name`` (for ``preset``, where given:
+    its player counts, whether it cuts for deal)."""
+    base = preset if isinstance(preset, Rules) else PRESETS.get(preset) if preset is not None else None
+    if name not in OPTION_NAMES:
+        raise ValueError(f"unknown option(s) {[name]}: valid options are {list(OPTION_NAMES)}")
+    if name == "players":  # the counts allowed are the preset's
+        if base is not None and (not _is_int(value) or value not in ALLOWED_PLAYERS[base.preset]):
+            raise ValueError(f"preset {base.preset!r} allows players in {ALLOWED_PLAYERS[base.preset]}, got {value!r}")
+        if not _is_int(value) or value < 1:
+            raise ValueError(f"players must be a whole number of 1 or more, got {value!r}")
+    elif name == "target" and (not _is_int(value) or not 1 <= value <= 1000):
+        raise ValueError(f"target must be an int from 1 to 1000, got {value!r}")
+    elif _OPTION_KINDS[name] is bool and not isinstance(value, bool):
+        raise ValueError(f"option {name} must be True or False, got {value!r}")
+    elif name == "low_cut_deals" and value and base is not None and base.first_dealer != "cut":
+        raise ValueError("option low_cut_deals only applies to a preset that cuts for deal (seven_up)")
+    elif name == "reward" and value not in ("match", "points"):
+        raise ValueError(f"reward must be 'match' or 'points', got {value!r}")
+    elif name == "episode" and value not in ("match", "hand"):
+        raise ValueError(f"episode must be 'match' or 'hand', got {value!r}")
+
+
+def parse_rule_options(items, preset: str | Rules | None = None) -> dict:
+    """Rule options from ``KEY=VALUE`` text, each value typed by its option and checked (for ``preset``
+    where given): ``parse_rule_options(["target=7", "throw_in=true"])`` -> ``{"target": 7, "throw_in": True}``.
+    Booleans are true/false (yes/no, on/off, 1/0). The first bad item is a ValueError, one line,
+    naming it: not KEY=VALUE, an unknown option (with the close ones), a key given twice, a bad value.
+    What the options are together (``make_rules``) is the caller's to check."""
+    out: dict = {}
+    for item in items:
+        key, eq, text = (x.strip() for x in str(item).partition("="))
+        if not eq or not key:
+            raise ValueError(f"{item!r} must look like KEY=VALUE (e.g. throw_in=false)")
+        if key not in OPTION_NAMES:
+            close = difflib.get_close_matches(key, OPTION_NAMES, n=3)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise ValueError(f"unknown option {key!r}: valid options are {', '.join(OPTION_NAMES)}{hint}")
+        if key in out:
+            raise ValueError(f"rule option {key!r} is given twice")
+        kind = _OPTION_KINDS[key]
+        if kind is bool:
+            if text.lower() not in _BOOL_WORDS:
+                raise ValueError(f"option {key} must be true or false, got {text!r}")
+            value = _BOOL_WORDS[text.lower()]
+        elif kind is int:
+            try:
+                value = int(text)
+            except ValueError:
+                raise ValueError(f"option {key} must be a whole number, got {text!r}") from None
+        else:
+            value = text
+        check_rule_option(key, value, preset)
+        out[key] = value
+    return out

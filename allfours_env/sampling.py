@@ -9,10 +9,11 @@
 
 What stays fixed is everything the seat knows: its own hand, every card played or thrown in,
 every turn-up, each seat's hand size, and the suits each seat has shown it lacks
-(``state.voids``). A card is never given to a seat void in its suit. ``dealt`` of a re-dealt seat
-becomes its new hand plus the cards it has played, so High, Low and Jack are scored from the
-sampled world. The already-used part of the stock (turn-ups and the batches dealt while running
-the pack) is rebuilt to match the new hands, so no card appears twice anywhere.
+(``state.voids``). A card is never given to a seat void in its suit. The world is
+``GameState.with_hands``: ``dealt`` of a re-dealt seat becomes its new hand plus the cards it has
+played, so High, Low and Jack are scored from the sampled world. The already-used part of the stock
+(turn-ups and the batches dealt while running the pack) is rebuilt to match the new hands
+(``deal.used_stock``), so no card appears twice anywhere.
 
 Assignment: ``deal.assign_cards`` (most-constrained cards first, each to an eligible holder with
 probability proportional to its free places: a uniform deal without voids, a close approximation
@@ -26,9 +27,10 @@ from __future__ import annotations
 
 import random
 
-from .cards import mask_to_list
-from .deal import TURN_UP, assign_cards, stock_layout
+from .cards import mask_of, mask_to_list
+from .deal import assign_cards, used_stock
 from .engine import GameState
+from .rules import RUN_SIZE
 
 STOCK = -1  # holder id of the undealt stock
 
@@ -58,38 +60,33 @@ def resample(state: GameState, seat: int, rng: random.Random | None = None) -> G
         forbid.append(0)
     assign = assign_cards(mask_to_list(pool), caps, forbid, rng)
 
-    w = state.clone()
-    w.seed = rng.getrandbits(63)
-    w._legal = -1
+    seed = rng.getrandbits(63)
+    hands: dict[int, int] = {}
     undealt: list[int] = []
     for h, cards in zip(holders, assign):
         if h == STOCK:
             undealt = cards
-            continue
-        m = 0
-        for c in cards:
-            m |= 1 << c
-        w.hands[h] = m
-        w.dealt[h] = m | state.played_by[h]
+        else:
+            hands[h] = mask_of(cards)
+    stock = None
     if state.stock:
         rng.shuffle(undealt)
-        w.stock = _rebuild_prefix(state, w, seat, own_hidden, rng) + undealt
-    return w
+        stock = _used_part(state, hands, seat, own_hidden, rng) + undealt
+    return state.with_hands(hands, stock, seed)
 
 
-def _rebuild_prefix(state: GameState, w: GameState, seat: int, own_hidden: bool, rng: random.Random) -> list[int]:
-    """The used part of the stock (``deal.stock_layout``), dealing each seat the batches it got in ``w``."""
+def _used_part(state: GameState, hands: dict[int, int], seat: int, own_hidden: bool, rng: random.Random) -> list[int]:
+    """The used part of the stock (``deal.used_stock``), dealing each seat the batches it got in the world whose
+    hands are ``hands``: the seat's own batches as they were, another's drawn from its cards of the world."""
     if state.stock_pos == 0:
         return []
-    layout = stock_layout(state.n, state.eldest, state.runs)
-    # Cards each seat received from the stock, in the order received.
+    own = state.stock_batches()[seat]
     batches = []
     for s in range(state.n):
         if s == seat and not own_hidden:
-            batches.append(iter([state.stock[p] for p, who in enumerate(layout) if who == s]))
+            batches.append(own)
         else:
-            cards = mask_to_list(w.dealt[s])
+            cards = mask_to_list(hands[s] | state.played_by[s] if s in hands else state.dealt[s])
             rng.shuffle(cards)
-            batches.append(iter(cards[:3 * state.runs]))
-    turnups = iter(state.turnups)
-    return [next(turnups) if who == TURN_UP else next(batches[who]) for who in layout]
+            batches.append(cards[:RUN_SIZE * state.runs])
+    return used_stock(state.n, state.eldest, state.turnups, batches)

@@ -22,8 +22,16 @@ def trump_holders(dealt, trump: int) -> tuple[int | None, int | None, int | None
     """Seats originally dealt the highest trump, the lowest trump and the trump jack (None: not dealt).
 
     ``dealt`` is each seat's dealt cards (a mask); turned-up cards are in no hand, so they never count."""
+    return tuple(None if x is None else x[0] for x in high_low_jack(dealt, trump))
+
+
+def high_low_jack(dealt, trump: int) -> tuple[tuple[int, int] | None, tuple[int, int] | None, tuple[int, int] | None]:
+    """(seat, card) of the highest trump dealt, of the lowest and of the trump jack: the cards High, Low and
+    Jack are about (docs/rules.md section 5); None where no such card was dealt (``trump_holders`` gives the
+    seats alone). ``dealt`` is each seat's dealt cards (a mask), so a turned-up card never counts."""
     tmask = SUIT_MASK[trump]
-    jbit = 1 << (trump * 13 + JACK)
+    jack_card = trump * 13 + JACK
+    jbit = 1 << jack_card
     high = low = jack = None
     hi_card, lo_card = -1, 99
     for seat, m in enumerate(dealt):
@@ -37,7 +45,8 @@ def trump_holders(dealt, trump: int) -> tuple[int | None, int | None, int | None
                 lo_card, low = bot, seat
             if t & jbit:
                 jack = seat
-    return high, low, jack
+    return (None if high is None else (high, hi_card), None if low is None else (low, lo_card),
+            None if jack is None else (jack, jack_card))
 
 
 def hand_awards(high, low, jack_dealt, jack_won, game_totals, hang: bool, tie_side) -> tuple:

@@ -7,10 +7,13 @@ import sys
 
 from allfours.agents.human import HumanAgent, QuitGame
 from allfours.agents.registry import make_agent
-from allfours_env import GameState, action_name, make_rules
-from allfours_env.cards import JACK, SUIT_MASK, SUITS, card_code, mask_to_list
+from allfours.agents.spec import AgentSpec
+from allfours_env import GameState, action_name
+from allfours_env.cards import JACK, SUITS, card_code
+from allfours_env.scoring import high_low_jack
 
-from .common import Parser, fail, nonnegative_int, positive_int, preset, seed
+from .common import Parser, UsageError, fail, nonnegative_int, seed
+from .rule_args import add_rule_arguments, rules_from_args
 
 TRUMP_HOW = {
     False: "Trump is the suit of the first card led: the eldest hand (left of the dealer) pitches it.",
@@ -20,10 +23,11 @@ TRUMP_HOW = {
 
 
 def trump_cards(dealt: list[int], trump: int) -> tuple[str | None, str | None, str]:
-    """(highest trump dealt, lowest trump dealt, the trump jack's code): the cards High, Low and Jack are."""
-    cards = [c for m in dealt for c in mask_to_list(m & SUIT_MASK[trump])]
+    """(highest trump dealt, lowest trump dealt, the trump jack's code): the cards High, Low and Jack are
+    (``scoring.high_low_jack``, as the engine scores them)."""
+    high, low, _ = high_low_jack(dealt, trump)
     jack = card_code(trump * 13 + JACK)
-    return (card_code(max(cards)), card_code(min(cards)), jack) if cards else (None, None, jack)
+    return (card_code(high[1]), card_code(low[1]), jack) if high else (None, None, jack)
 
 
 def hand_summary(result: dict, scores: list[int], side_of_human: int, dealt: list[int] | None = None) -> str:
@@ -50,8 +54,9 @@ def hand_summary(result: dict, scores: list[int], side_of_human: int, dealt: lis
     return "\n".join(lines)
 
 
-def make_bots(rules, human_seat: int, spec: str, seed: int | None) -> dict:
-    """The bot of every other seat (``spec`` for each; seeded per seat)."""
+def make_bots(rules, human_seat: int, spec: str | AgentSpec, seed: int | None) -> dict:
+    """The bot of every other seat (``spec``, parsed once, for each; seeded per seat)."""
+    spec = AgentSpec.parse(spec)
     return {s: make_agent(spec, preset=rules.preset, players=rules.players, seed=None if seed is None else seed + s)
             for s in range(rules.players) if s != human_seat}
 
@@ -97,23 +102,20 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
 def main(argv: list[str] | None = None) -> int:
     prog = "allfours play"
     p = Parser(prog=prog, description="Play All Fours in the terminal against bots.")
-    p.add_argument("--preset", type=preset, default="yorkshire", help="yorkshire, traditional or seven_up")
-    p.add_argument("--players", type=positive_int, default=None, help="traditional: 2, 3 or 4")
+    add_rule_arguments(p)
     p.add_argument("--seat", type=nonnegative_int, default=0, help="your seat (0 = first in play order)")
-    p.add_argument("--bot", default="bot", help="opponents and partner: 'bot' (the shipped bot for the preset), "
-                   "'search', 'heuristic', 'random' or any agent spec")
+    p.add_argument("--bot", default="bot", metavar="AGENT", help="opponents and partner: 'bot' (the shipped bot for "
+                   "the preset), 'search', 'heuristic', 'random' or any agent spec (docs/agents.md)")
     p.add_argument("--seed", type=seed, default=None, help="seed for a reproducible match")
-    p.add_argument("--target", type=positive_int, default=None, help="points to win (default: the preset's)")
     args = p.parse_args(argv)
-    options = {k: v for k, v in (("players", args.players), ("target", args.target)) if v is not None}
-    try:
-        rules = make_rules(args.preset, **options)
-    except ValueError as e:
-        return fail(prog, f"argument --{'players' if 'players' in str(e) else 'target'}: {e}")
+    try:  # each argument checked on its own, and named when it is wrong
+        rules, _ = rules_from_args(args)
+    except UsageError as e:
+        return fail(prog, str(e))
     if not 0 <= args.seat < rules.players:
         return fail(prog, f"argument --seat: must be a seat from 0 to {rules.players - 1}, got {args.seat}")
-    spec = f"bot:{rules.preset}" if args.bot == "bot" else args.bot
     try:
+        spec = AgentSpec.parse(f"bot:{rules.preset}" if args.bot == "bot" else args.bot)
         bots = make_bots(rules, args.seat, spec, args.seed)
     except ValueError as e:
         return fail(prog, f"argument --bot: {e}")

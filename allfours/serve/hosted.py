@@ -11,10 +11,11 @@ that seat. A seat is *taken* by the first use of its token or of its join code; 
 After every move the bots move on the server until a person is to move or the match is over.
 
 Every answer carries the events since the caller's last one (each card played, tricks won, turn-ups,
-decisions, hand results), so a frontend can animate them. The events are public: a card appears in
-one only once every seat may see it, and a seat's view is ``seat_view``, which hides what the rules
-hide (the Yorkshire pitcher's partner's own hand before the lead). The engine (``GameState``) judges
-every move; the explanation of a refusal only names what the engine refused.
+decisions, hand results), so a frontend can animate them: the engine's own (``GameState.apply_with_events``,
+``allfours_env/events.py``). The events are public: a card appears in one only once every seat may see
+it, and a seat's view is ``seat_view``, which hides what the rules hide (the Yorkshire pitcher's partner's
+own hand before the lead) and lists the seat's legal moves. The engine judges every move and says why it
+refuses one (``GameState.why_illegal``), so a frontend needs no rules of its own.
 
 Limits: matches per server and live matches per client address, idle expiry and, when the server is
 full, eviction of finished and stalled matches; a request rate per client address and per token.
@@ -31,18 +32,14 @@ import sys
 import threading
 import time
 from collections import OrderedDict, deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from allfours_env import GameState, action_name, card_code, make_rules, parse_action, seat_view
-from allfours_env.cards import DECISION_NAMES, GIVE_ONE, JACK, NUM_CARDS, SUIT_MASK, SUITS, THROW_IN, codes
-from allfours_env.deal import stock_layout
-from allfours_env.engine import GIVE_OR_RUN, STAND_OR_BEG
+from allfours_env import GameState, action_name, make_rules, parse_action, seat_view
 
 from .core import BotPool, RequestError
 from .store import MatchDB, digest
 
 HUMAN = "human"
-SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
 
 @dataclass(frozen=True)
@@ -259,11 +256,12 @@ class MatchStore:
                 a = parse_action(action)
             except ValueError as e:
                 raise RequestError(422, "invalid_move", str(e)) from None
-            if not state.is_legal(a):
+            reason = state.why_illegal(a, seat)
+            if reason is not None:
                 legal = [action_name(x) for x in state.legal_actions()]
                 raise RequestError(422, "illegal_move", f"illegal move {action_name(a)} for seat {seat}: "
-                                                        f"{why_illegal(state, seat, a)}; legal: {legal}",
-                                   extra={"legal_actions": legal})
+                                                        f"{reason}; legal: {legal}",
+                                   extra={"legal_actions": legal, "reason": reason})
             start, done = match.seq if since is None else since, len(match.actions)
             self._apply(match, a)
             self._bots_move(match)
@@ -470,137 +468,34 @@ def _seats(match: Match) -> list[dict]:
 
 
 def _answer(match: Match, seat: int, since: int) -> dict:
-    view = seat_view(match.state, seat)
+    state = match.state
+    view = seat_view(state, seat)
     return {"match_id": match.id, "seat": seat, "seats": _seats(match), "seq": match.seq,
             "events": match.since(since), "your_turn": view["to_move"] == seat, "view": view,
-            "results": list(match.results)}
+            "refusals": _refusals(state, seat, view), "results": list(match.results)}
 
 
-# ---------------------------------------------------------------------- explaining a refusal
-def why_illegal(state: GameState, seat: int, action: int) -> str:
-    """Why the engine refused ``action`` (already found illegal), in words."""
-    phase, rules = state.phase, state.rules
-    if phase == STAND_OR_BEG:
-        return "the eldest first decides: STAND (the turn-up's suit is trump) or BEG"
-    if phase == GIVE_OR_RUN:
-        return "after a beg the dealer decides: GIVE_ONE or RUN_PACK"
-    if action >= NUM_CARDS and action != THROW_IN:
-        return "trump is settled: it is time to play a card"
-    if action == THROW_IN:
-        if not rules.throw_in:
-            return "throwing in is off in this match"
-        if not state.trick:
-            return "a player may not throw in when leading"
-        return "a player may throw in only holding no trump and no card above nine"
-    if not state.hands[seat] >> action & 1:
-        return f"seat {seat} does not hold {card_code(action)}"
-    led, trump = SUIT_WORDS[SUITS[state.led]], SUIT_WORDS[SUITS[state.trump]]
-    if state.led == state.trump:
-        return f"trump ({trump}) was led: follow with a trump while holding one"
-    if rules.must_follow_suit:
-        return f"{led} were led: follow suit while holding one"
-    return f"{led} were led: follow suit or trump (a third suit only when void in {led})"
+def _refusals(state: GameState, seat: int, view: dict) -> dict[str, str]:
+    """Each card of the seat's hand it may not play now, with the engine's reason (``GameState.why_illegal``):
+    a frontend shows these words and needs no rules of its own. Only cards the view shows the seat."""
+    legal = set(view["legal_actions"])
+    return {code: state.why_illegal(parse_action(code), seat) for code in view["hand"] if code not in legal}
 
 
 # ---------------------------------------------------------------------- events
 def _start_events(state: GameState) -> list[dict]:
-    events = _deal_events(state, 0)
-    for k, r in enumerate(state.hand_results):  # a first turn-up that won the match at once
-        events.append(_result_event(k, r, state, None))
-    return events + _over_events(state)
-
-
-def _deal_events(state: GameState, hand_no: int) -> list[dict]:
-    events = [{"type": "deal", "hand_no": hand_no, "dealer": state.dealer, "eldest": state.eldest}]
-    return events + _turnup_events(state, state.turnups)
-
-
-def _turnup_events(state: GameState, turnups: list[int]) -> list[dict]:
-    side = state.side(state.dealer)
-    return [{"type": "turnup", "card": card_code(c), "points": state.rules.kicks.get(c % 13, 0), "side": side}
-            for c in turnups]
-
-
-def _over_events(state: GameState) -> list[dict]:
-    return [{"type": "match_over", "winner": state.winner, "scores": list(state.scores)}] if state.done else []
+    """The events of a new match's first deal (a state no action has been applied to): the engine's,
+    recorded while the same deal is dealt again (``GameState.current_deal``)."""
+    if state.history or state.deals != 1:
+        raise ValueError("the start events are those of a new match, before any action")
+    before = [s - p for s, p in zip(state.scores, state.hand_points)]  # a first turn-up's kick counts at once
+    return GameState.new(state.rules, seed=state.seed, deal=state.current_deal(), scores=before,
+                         record_events=True).events
 
 
 def apply_with_events(state: GameState, action: int) -> list[dict]:
-    """Apply ``action`` (legal) to ``state`` and return what happened, as public events.
-
-    A probe (a clone that ends after this hand) keeps the finished hand's last trick and dealt
-    cards, which the real state forgets when it deals the next hand.
-    """
-    seat = state.current
-    hand, deals, n_turnups, n_tricks = state.hand_no, state.deals, len(state.turnups), len(state.tricks)
-    trump_before, thrown = state.trump, state.hands[seat]
-    stock, stock_pos, dealer_side = state.stock[:], state.stock_pos, state.side(state.dealer)
-    probe = state.clone()
-    probe.rules = replace(state.rules, episode="hand")
-    probe.apply(action)
-    state.apply(action)
-    if action < NUM_CARDS:
-        e = {"type": "play", "seat": seat, "card": card_code(action)}
-        if trump_before < 0 <= probe.trump:
-            e["trump"] = SUITS[probe.trump]  # the Yorkshire pitch
-        events = [e]
-    elif action == THROW_IN:
-        events = [{"type": "throw_in", "seat": seat, "cards": codes(thrown)}]
-    else:
-        events = [{"type": "decision", "seat": seat, "action": DECISION_NAMES[action]}]
-        if action == GIVE_ONE:  # take one: the begging side scores 1
-            events[0].update(points=1, side=probe.side(probe.eldest))
-    if len(probe.tricks) > n_tricks:
-        plays, thrown_in, winner = probe.tricks[-1]
-        events.append({"type": "trick", "winner": winner,
-                       "plays": [{"seat": s, "card": card_code(c)} for s, c in plays],
-                       "thrown_in": [{"seat": s, "cards": codes(m)} for s, m in thrown_in]})
-    if state.hand_no == hand and state.deals > deals:  # the pack ran out: the same dealer deals again
-        events += _ran_out(state, stock, stock_pos, dealer_side)
-        events.append({"type": "redeal", "dealer": state.dealer})
-        events += _turnup_events(state, state.turnups)
-    elif state.hand_no == hand:
-        events += _turnup_events(state, state.turnups[n_turnups:])
-    if state.hand_no > hand:
-        if probe.deals > deals:  # the pack ran out, and the new deal's turn-up won the match
-            events += _ran_out(probe, stock, stock_pos, dealer_side)
-            events.append({"type": "redeal", "dealer": probe.dealer})
-            events += _turnup_events(probe, probe.turnups)
-        else:  # the cards run from the pack, the last one's kick winning the match (none otherwise)
-            events += _turnup_events(probe, probe.turnups[n_turnups:])
-        events.append(_result_event(hand, state.hand_results[hand], probe, probe))
-        if state.deals > probe.deals:  # the next hand was dealt
-            events += _deal_events(state, hand + 1)
-        if state.hand_no > hand + 1:  # ... and its turn-up won the match
-            events.append(_result_event(hand + 1, state.hand_results[hand + 1], state, None))
-    return events + _over_events(state)
+    """Apply ``action`` (legal) to ``state`` and return what happened, as public events (the engine's)."""
+    return state.apply_with_events(action)
 
 
-def _ran_out(state: GameState, stock: list[int], pos: int, side: int) -> list[dict]:
-    """The cards turned up by running the pack until it ran out (the redeal forgets them; their kicks stay)."""
-    run = len(stock_layout(state.n, state.eldest, 1)) - 1  # a batch to every seat, then a turn-up
-    events = []
-    while len(stock) - pos >= run:
-        c = stock[pos + run - 1]
-        pos += run
-        events.append({"type": "turnup", "card": card_code(c), "points": state.rules.kicks.get(c % 13, 0),
-                       "side": side})
-    return events
-
-
-def _result_event(hand_no: int, result: dict, scored: GameState, played: GameState | None) -> dict:
-    """A hand's result with the cards behind it: High, Low and the trump jack (played, so public by now)."""
-    e = {"type": "hand_result", "hand_no": hand_no, **result, "scores": list(scored.scores),
-         "high_card": None, "low_card": None, "jack_card": None}
-    if played is not None and result["high"] is not None:
-        tm = SUIT_MASK[SUITS.index(result["trump"])]
-        dealt = 0
-        for m in played.dealt:
-            dealt |= m & tm
-        jack = SUITS.index(result["trump"]) * 13 + JACK
-        e.update(high_card=card_code(dealt.bit_length() - 1), low_card=card_code((dealt & -dealt).bit_length() - 1),
-                 jack_card=card_code(jack) if dealt >> jack & 1 else None)
-    return e
-
-
-__all__ = ["HUMAN", "Limits", "Match", "MatchStore", "RateLimiter", "apply_with_events", "why_illegal"]
+__all__ = ["HUMAN", "Limits", "Match", "MatchStore", "RateLimiter", "apply_with_events"]

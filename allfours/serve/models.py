@@ -160,6 +160,8 @@ class ErrorBody(BaseModel):
     type: str = Field(description="invalid_json, invalid_request, invalid_view, unknown_bot, too_large, ...")
     message: str
     legal_actions: list[str] | None = Field(None, description="an illegal move (hosted matches): the legal ones")
+    reason: str | None = Field(None, description="an illegal move (hosted matches): why the rules refuse it, one "
+                                                 "sentence in the engine's words (GameState.why_illegal)")
 
 
 class ErrorResponse(BaseModel):
@@ -308,5 +310,10 @@ class MatchResponse(BaseModel):
     seq: int = Field(description="the number of the latest event: send it as 'since' next time")
     events: list[MatchEvent] = Field(description="the events after 'since' (public: no hidden card)")
     your_turn: bool
-    view: dict[str, Any] = Field(description="the seat's view now: allfours_env.seat_view, as POST /v1/act takes it")
+    view: dict[str, Any] = Field(description="the seat's view now: allfours_env.seat_view, as POST /v1/act takes it; "
+                                             "its legal_actions are the seat's legal moves (empty unless it is to "
+                                             "move), what a frontend offers without judging a move itself")
+    refusals: dict[str, str] = Field(description="each card of the seat's hand it may not play now, with the rules "
+                                                 "engine's reason in one sentence (GameState.why_illegal), for a "
+                                                 "frontend to show as it is")
     results: list[dict[str, Any]] = Field(description="every finished hand: the hand_result events' fields")

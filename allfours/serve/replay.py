@@ -11,24 +11,28 @@ bot server, ``docs/protocol.md``; ``seat_view`` output is accepted as is):
 which it is ``seat``'s turn and everything the seat may know is exactly as in the view. The
 other seats' hidden cards (and the undealt stock) are unknown to the requester, so they are dealt
 at random among the cards it has not seen, respecting each seat's hand size and the suits the
-history shows it lacks; turn-ups go to their places in the stock. Then the trump decisions and
-the tricks are replayed in order with ``GameState.apply``, which refuses anything illegal. No rule
-is re-implemented here: a renege, a play out of turn, a decision in the wrong phase, a game that
-is already over are all found by the engine, and reported as ``ValueError`` naming the problem.
+history shows it lacks; turn-ups go to their places in the stock (``deal.make_deal``). Then the trump
+decisions and the tricks are replayed in order with ``GameState.apply``, which refuses anything
+illegal. No rule is re-implemented here: a renege, a play out of turn, a decision in the wrong phase,
+a game that is already over are all found by the engine, and reported as ``ValueError`` naming the
+problem; hand sizes and the most runs of the pack come from ``Rules``.
 
 Because the other hands are made up, only agents that read what the seat may know (the ``Agent``
 contract in ``agents/base.py``, ``sampling.resample`` for search) may be given the state.
 
 How the voids are found without re-implementing the rules: a first replay asks the engine, before
 each play of another seat, whether the play is legal from exactly the cards the view shows that
-seat playing from then on. If not, no real hand could have made it (a card that is illegal from a
-hand is illegal from any larger hand), so the view is impossible (a renege). Otherwise the engine
+seat playing from then on (``GameState.legal_from``). If not, no real hand could have made it (a
+card that is illegal from a hand is illegal from any larger hand), so the view is impossible (a
+renege). Otherwise the seat plays it holding those cards (``GameState.with_hands``), the engine
 records the suits each seat has shown it lacks (``state.voids``), and the second, clean replay
 deals the hidden cards respecting them. Only the second replay's state is returned.
 
 Redeals: when the pack runs out while being run, the same dealer deals again and the turn-up
 points stay. ``seat_view`` then lists the earlier deal's BEG and RUN_PACK before the new deal's
-decisions and counts its turn-up points in ``hand_points``; both forms are accepted.
+decisions and counts its turn-up points in ``hand_points``; both forms are accepted. The view does
+not mark where a redealt deal's decisions end, so a RUN_PACK followed by a new STAND or BEG is
+taken as that end; the engine then judges each earlier deal's decisions on a deal of its own.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from allfours_env.cards import (
     mask_to_list,
     parse_card,
 )
-from allfours_env.deal import TURN_UP, assign_cards, stock_layout, unseen_cards
+from allfours_env.deal import assign_cards, make_deal, unseen_cards
 from allfours_env.engine import PHASE_NAMES, PLAY, GameState, IllegalActionError
 from allfours_env.rules import OPTION_NAMES, Rules, make_rules
 from allfours_env.view import seat_view
@@ -391,18 +395,18 @@ def _known_plays(v: _View) -> list[int]:
 
 
 def _check_counts(v: _View) -> None:
-    n = v.n
-    stock = NUM_CARDS - 6 * n
-    max_runs = (stock - 1) // (3 * n + 1)
-    if v.runs > max_runs:
+    n, rules = v.n, v.rules
+    if v.runs > rules.max_runs:
         raise ViewError(f"{len(v.turnups)} turn-ups mean the pack was run {v.runs} times, but with {n} players the "
-                        f"stock allows at most {max_runs} runs before a redeal (then list only the new deal's"
+                        f"stock allows at most {rules.max_runs} runs before a redeal (then list only the new deal's"
                         " turn-ups)")
-    dealt = 6 + 3 * v.runs
+    dealt = rules.hand_size(v.runs)
     own = v.hand | _own_played(v)
     if (v.hand & _own_played(v)) or own.bit_count() != dealt:
         played = _own_played(v).bit_count()
-        runs = f" (6, plus 3 from each of {v.runs} run{'s' if v.runs > 1 else ''} of the pack)" if v.runs else ""
+        per_run = rules.hand_size(1) - rules.hand_size()
+        runs = (f" ({rules.hand_size()}, plus {per_run} from each of {v.runs} run{'s' if v.runs > 1 else ''} of the"
+                " pack)" if v.runs else "")
         raise ViewError(f"seat {v.seat} was dealt {dealt} cards this hand{runs} and has played {played}, so its hand"
                         f" must hold {dealt - played} cards, not {v.hand.bit_count()}")
     thrown = {p.seat: p.cards for trick in v.tricks for p in trick if p.action == THROW_IN}
@@ -417,7 +421,7 @@ def _check_counts(v: _View) -> None:
 
 def _hidden_sizes(v: _View) -> list[int]:
     """Cards each seat holds now that the requester cannot see (0 for itself)."""
-    dealt = 6 + 3 * v.runs
+    dealt = v.rules.hand_size(v.runs)
     known = _known_plays(v)
     return [0 if s == v.seat else dealt - known[s].bit_count() for s in range(v.n)]
 
@@ -447,21 +451,11 @@ def _fill(v: _View, sizes: list[int], pool: list[int], voids: list[int], rng: ra
 
 
 def _deal(v: _View, known: list[int], fills) -> dict:
-    """A deal (6 cards a seat and the ordered stock) that, run as the decisions say, gives the view's cards."""
+    """A deal (the reset format) that, run as the decisions say, gives each seat the view's cards."""
     hidden, rest = fills
-    n = v.n
     own = v.hand | _own_played(v)
-    firsts, batches = [], []
-    for s in range(n):
-        cards = mask_to_list(own if s == v.seat else known[s] | hidden[s])
-        firsts.append([card_code(c) for c in cards[:6]])
-        batches.append(cards[6:])
-    stock = []
-    if v.turnups:
-        turnups, batches = iter(v.turnups), [iter(b) for b in batches]
-        stock = [next(turnups) if who == TURN_UP else next(batches[who]) for who in stock_layout(n, v.eldest, v.runs)]
-    stock += rest
-    return {"dealer": v.dealer, "hands": firsts, "stock": [card_code(c) for c in stock]}
+    cards = [mask_to_list(own if s == v.seat else known[s] | hidden[s]) for s in range(v.n)]
+    return make_deal(v.dealer, cards, v.turnups, rest)
 
 
 def _new_state(v: _View, known: list[int], fills, scores: list[int], seed: int, rules: Rules | None = None):
@@ -478,6 +472,10 @@ def _deal_points(v: _View, sizes, known, pool, rng) -> list[int]:
 
     rules = replace(v.rules, target=10_000)
     fills = _fill(v, sizes, pool, [0] * v.n, random.Random(rng.random()))
+    for deal in v.earlier:  # each deal of this hand that ended in a redeal, on a deal of its own
+        probe = _new_state(v, known, fills, [0] * v.rules.sides, 0, rules)
+        for s, a, where in deal:
+            _apply(probe, a, s, f"{where}, a decision of a deal that ended in a redeal")
     state = _new_state(v, known, fills, [0] * v.rules.sides, 0, rules)
     _replay_decisions(state, v)
     return list(state.hand_points)
@@ -517,11 +515,6 @@ def _apply(state: GameState, action: int, seat: int | None, where: str) -> None:
 
 
 def _replay_decisions(state: GameState, v: _View) -> None:
-    for k, deal in enumerate(v.earlier):  # deals that ended in a redeal: BEG by eldest, RUN_PACK by dealer
-        words = [DECISION_NAMES[a] for _, a, _ in deal]
-        if words != ["BEG", "RUN_PACK"] or deal[0][0] not in (None, v.eldest) or deal[1][0] not in (None, v.dealer):
-            raise ViewError(f"decisions: a redeal follows only BEG (by the eldest, seat {v.eldest}) and RUN_PACK (by"
-                            f" the dealer, seat {v.dealer}); deal {k + 1} of this hand has {words}")
     for s, a, where in v.decisions:
         _apply(state, a, s, where)
     if [card_code(c) for c in state.turnups] != [card_code(c) for c in v.turnups] or state.deals != 1:
@@ -542,12 +535,8 @@ def _replay(state: GameState, v: _View, known: list[int] | None = None, fills=No
         raise ViewError(f"the view has tricks, but play has not started: the next decision"
                         f" ({PHASE_NAMES[state.phase]}) is seat {state.current}'s")
     hidden = fills[0] if fills else None
-    if known is not None:  # pass 1: the other seats hold only the cards they will play
-        remaining = known[:]
-        for s in range(v.n):
-            if s != v.seat:
-                state.hands[s] = remaining[s] | hidden[s]
-        state._legal = -1
+    if known is not None:  # pass 1: each other seat plays from the cards it is known to hold then
+        remaining = known[:]  # (the deal gave it these and its hidden cards)
     hand_no = state.hand_no
     voids = state.voids[:]
     for k, plays in enumerate(v.tricks):
@@ -568,28 +557,27 @@ def _replay(state: GameState, v: _View, known: list[int] | None = None, fills=No
             swap = known is not None and cur != v.seat
             if swap:
                 # Is the play legal from the cards the seat is known to hold (all it plays from now on)?
-                state.hands[cur] = remaining[cur]
-                state._legal = -1
-                if not state.is_legal(p.action):
+                legal = state.legal_from(remaining[cur])
+                if not legal >> p.action & 1:
                     if state.current != cur or state.done:
                         _apply(state, p.action, cur, where)  # raises the engine's reason
                     held = [card_code(c) for c in mask_to_list(remaining[cur])]
-                    legal = [_name(a) for a in state.legal_actions()]
+                    legal = [_name(a) for a in mask_to_list(legal)]
                     raise ViewError(f"{where}: impossible (a renege): seat {cur} then still held {held} (the cards it"
                                     f" plays from here on in the view), and from those the rules allow only {legal}")
                 played = p.cards if p.action == THROW_IN else 1 << p.action
+                held = remaining[cur]
                 after = (remaining[cur] & ~played) | hidden[cur]
                 if p.action != THROW_IN and after and not remaining[cur] & ~played:
                     # Keep the hand as non-empty as the real one (the engine ends the hand when a trick's
                     # winner holds nothing) with one more card of the suit played: that never makes the
                     # play illegal, and it is replaced right after.
-                    state.hands[cur] |= 1 << (p.action + 1 if p.action % 13 < 12 else p.action - 1)
-                    state._legal = -1
+                    held |= 1 << (p.action + 1 if p.action % 13 < 12 else p.action - 1)
+                state = state.with_hands({cur: held})  # the seat plays from exactly those cards
             _apply(state, p.action, cur, where)
             if swap:
                 remaining[cur] &= ~played
-                state.hands[cur] = remaining[cur] | hidden[cur]
-                state._legal = -1
+                state = state.with_hands({cur: remaining[cur] | hidden[cur]})
             if state.hand_no == hand_no:
                 voids = state.voids[:]
     if state.done:

@@ -80,6 +80,7 @@
       const e = new Error((data.error && data.error.message) || r.statusText);
       e.status = r.status;
       e.type = data.error && data.error.type;
+      e.reason = data.error && data.error.reason; // an illegal move: the rules engine's words
       throw e;
     }
     return data;
@@ -256,30 +257,42 @@
     }
   }
 
+  // The server judges every move. A card the view does not list as legal gets the server's words for it
+  // (the answer's refusals), the hand and the buttons staying as they are; anything else goes to the server,
+  // whose refusal says why in the rules engine's words.
   async function move(action) {
     if (!game || !game.view || document.body.dataset.busy === "true") return;
-    if (!game.view.legal_actions.includes(action)) { // the rules refuse it: say why, change nothing
-      message(whyNot(action));
+    const offered = game.view.legal_actions.includes(action);
+    if (!offered && game.refusals && game.refusals[action]) {
+      message(sentence(game.refusals[action]));
       return;
     }
     message("");
     setBusy(true);
-    $("decisions").replaceChildren(); // nothing more to choose until the server answers
-    for (const c of $("hand").querySelectorAll(".card")) c.dataset.legal = "false";
-    drawTurn(null, "");
+    if (offered) {
+      $("decisions").replaceChildren(); // nothing more to choose until the server answers
+      for (const c of $("hand").querySelectorAll(".card")) c.dataset.legal = "false";
+      drawTurn(null, "");
+    }
     try {
       const state = await api("POST", `/v1/matches/${encodeURIComponent(game.id)}/moves`,
         { action, since: game.seq, expect_seq: game.seq });
       await absorb(state, true);
     } catch (e) {
-      if (e.status === 422 && game && game.view) { // refused after all: the hand and buttons as they were
+      if (e.status === 422 && game && game.view) { // refused: the hand and buttons as they were
         render();
-        message(e.type === "illegal_move" ? whyNot(action) : `The server refused that move: ${e.message}`);
+        message(e.type === "illegal_move" && e.reason ? sentence(e.reason)
+          : `The server refused that move: ${e.message}`);
         setBusy(false);
         return;
       }
       handleError(e);
     }
+  }
+
+  // The server's words as a sentence: a capital first letter and a full stop.
+  function sentence(text) {
+    return text ? `${text[0].toUpperCase()}${text.slice(1)}.` : "";
   }
 
   function handleError(e) {
@@ -291,33 +304,6 @@
     message(e.message);
     setBusy(false);
     if (e.status === 409 && game) refresh(false);
-  }
-
-  // Why the rules refuse ``action`` now, in words (the server's engine has the final say).
-  function whyNot(action) {
-    const v = game.view;
-    if (v.done) return "The match is over: there is nothing more to play.";
-    if (v.to_move !== game.seat) return `It is not your turn: ${seatName(v.to_move)} is to move.`;
-    const card = !DECISIONS[action];
-    if (v.phase === "stand_or_beg") {
-      return `Not yet: first decide whether to stand (${SUIT_NAME[v.turnup[1]]} are trump) or to beg.`;
-    }
-    if (v.phase === "give_or_run") return "Not yet: first decide whether to give one point or to run the pack.";
-    if (action === "THROW_IN") {
-      return v.current_trick.plays.length
-        ? "You may throw in only when you hold no trump and no card above a nine."
-        : "You may not throw in when it is your lead.";
-    }
-    if (!card) return "Trump is settled: play a card.";
-    if (v.hand_hidden) return "Your cards stay face down until the first card is led: wait for the lead.";
-    const plays = v.current_trick.plays;
-    if (!plays.length) return "The rules do not allow that card now.";
-    const led = plays[0].card[1];
-    const one = SUIT_NAME[led].slice(0, -1); // "club"
-    const Led = SUIT_NAME[led][0].toUpperCase() + SUIT_NAME[led].slice(1);
-    if (led === v.trump) return `Trumps (${SUIT_NAME[led]}) were led: you must follow with a trump while you hold one.`;
-    if (v.options && v.options.must_follow_suit) return `${Led} were led: you must follow suit while you hold a ${one}.`;
-    return `${Led} were led: you must follow suit or play a trump (another suit only when you hold no ${SUIT_NAME[led]}).`;
   }
 
   async function absorb(state, animate) {
@@ -338,6 +324,7 @@
       for (const e of events) quietEvent(e);
     }
     game.view = state.view;
+    game.refusals = state.refusals || {}; // the server's words for each card of the hand it may not play now
     game.results = state.results;
     render();
     if (state.view.done) {
@@ -761,9 +748,9 @@
     const t = view.current_trick;
     if (!t.plays.length) return view.trump ? "Your lead." : "Your pitch: the suit you lead is trump.";
     const led = t.plays[0].card[1];
-    if (led === view.trump) return `Trump led: follow with a trump if you can.`;
     const name = SUIT_NAME[led][0].toUpperCase() + SUIT_NAME[led].slice(1);
-    return `${name} led: follow suit or trump.`;
+    // which cards may follow is the server's to say: it raises them (the view's legal_actions)
+    return `${led === view.trump ? "Trumps" : name} led: play one of your raised cards.`;
   }
 
   function render() {
