@@ -8,5 +8,7 @@ from .neural import load_bot
 from .random_agent import RandomAgent
 from .registry import make_agent
 from .search import SearchAgent
+from .spec import AgentSpec
 
-__all__ = ["BOTS", "Agent", "AgentError", "HeuristicAgent", "RandomAgent", "SearchAgent", "load_bot", "make_agent"]
+__all__ = ["BOTS", "Agent", "AgentError", "AgentSpec", "HeuristicAgent", "RandomAgent", "SearchAgent", "load_bot",
+           "make_agent"]

@@ -17,6 +17,11 @@ An agent that exists only in memory (the network under training) plays the same 
 ``agents={name: agent}`` or ``evaluate_agent``: its row is the one ``allfours eval`` prints for the
 agent saved to a file, on the same seed and options.
 
+Agents are named by specs (text or ``agents.spec.AgentSpec``), parsed once; a task carries the
+parsed values and the game's ``Rules`` to the process that plays it, and each process builds an
+agent once per spec and game (``build_agent``): the checks before the first match build the
+agents that this process then plays, and a worker process builds each on its first match.
+
     from allfours.agents.evaluation import evaluate_agent, evaluate_pairing, round_robin
     res = round_robin(["search", "heuristic", "random"], preset="yorkshire", matches=400, seed=0)
     row = evaluate_agent(my_agent, "heuristic", preset="yorkshire", matches=400, seed=0)
@@ -50,10 +55,12 @@ from scipy import stats
 from tqdm import tqdm
 
 from allfours_env import GameState, make_rules
+from allfours_env.rules import PRESETS, Rules
 
 from . import ray_eval
 from .base import Agent, check_turn
 from .registry import make_agent
+from .spec import AgentSpec
 
 _AGENT_CACHE: dict = {}
 
@@ -64,16 +71,18 @@ def derive_seed(*parts) -> int:
 
 
 # ---------------------------------------------------------------------- one match
-def play_match(agents: list[Agent], preset: str = "yorkshire", seed: int = 0, agent_seed: int | None = None,
+def play_match(agents: list[Agent], preset: str | Rules = "yorkshire", seed: int = 0, agent_seed: int | None = None,
                options: dict | None = None) -> dict:
     """Play one whole match; ``agents[seat]`` moves for each seat (one object may sit in several seats).
+    ``preset``: a preset's name (with rule ``options``) or the game's ``Rules`` themselves.
 
     Every distinct agent object is reseeded from ``agent_seed`` (default: from ``seed``) first.
     Returns {"winner": side, "scores", "hands", "points": [per side, summed over hands], "decisions"}.
     """
-    rules = make_rules(preset, **(options or {}))
+    rules = preset if isinstance(preset, Rules) and not options else make_rules(preset, **(options or {}))
     if len(agents) != rules.players:
-        raise ValueError(f"play_match needs {rules.players} agents (one per seat) for {preset!r}, got {len(agents)}")
+        raise ValueError(f"play_match needs {rules.players} agents (one per seat) for {rules.preset!r}, "
+                         f"got {len(agents)}")
     base = seed if agent_seed is None else agent_seed
     seen: list[int] = []
     for i, a in enumerate(agents):
@@ -104,7 +113,8 @@ def play_match(agents: list[Agent], preset: str = "yorkshire", seed: int = 0, ag
 # ---------------------------------------------------------------------- schedule
 @dataclass(frozen=True)
 class Task:
-    """One match of a duplicate pairing: ``seats[seat]`` = index of the agent spec in ``specs``."""
+    """One match of a duplicate pairing: ``seats[seat]`` = index of the agent in ``specs`` (an
+    ``AgentSpec``, or the name of an in-memory agent); ``rules``, the game (``preset`` with ``options``)."""
     pairing: int
     deal: int
     variant: int
@@ -114,6 +124,7 @@ class Task:
     seats: tuple
     game_seed: int
     agent_seed: int
+    rules: Rules | None = None
 
 
 def seatings(players: int) -> list[tuple[int, ...]]:
@@ -127,15 +138,18 @@ def seatings(players: int) -> list[tuple[int, ...]]:
     raise ValueError(f"unsupported number of players {players}")
 
 
-def make_tasks(pairs: list[tuple[str, str]], preset: str, matches: int, seed: int, options: dict | None = None
-               ) -> list[Task]:
-    rules = make_rules(preset, **(options or {}))
+def make_tasks(pairs: list[tuple], preset: str, matches: int, seed: int, options: dict | None = None,
+               rules: Rules | None = None) -> list[Task]:
+    """The schedule of ``pairs`` (specs, or names of in-memory agents); ``rules``: the game of
+    ``preset`` with ``options``, made by the caller (default: made here)."""
+    if rules is None:
+        rules = make_rules(preset, **(options or {}))
     group = len(seatings(rules.players))
     if not isinstance(matches, int) or matches < group or matches % group:
         raise ValueError(f"matches must be a positive multiple of {group} for {preset!r} with {rules.players} "
                          f"players (each deal is played {group} times), got {matches!r}")
     # Options at the preset's own value (``--players 4`` on traditional) do not change the deals.
-    base = make_rules(preset)
+    base = PRESETS[preset]
     opts = tuple(sorted((k, v) for k, v in (options or {}).items() if getattr(base, k) != v))
     tasks = []
     for p, (a, b) in enumerate(pairs):
@@ -143,25 +157,35 @@ def make_tasks(pairs: list[tuple[str, str]], preset: str, matches: int, seed: in
             game_seed = derive_seed(seed, preset, opts, "deal", d)
             for v, seating in enumerate(seatings(rules.players)):
                 tasks.append(Task(p, d, v, preset, opts, (a, b), seating, game_seed,
-                                  derive_seed(seed, preset, opts, "agents", p, d, v)))
+                                  derive_seed(seed, preset, opts, "agents", p, d, v), rules))
     return tasks
 
 
-def task_agent(task: Task, k: int) -> Agent:
-    """The agent of ``task.specs[k]``, made by ``make_agent`` once per process and spec."""
-    key = (task.specs[k], task.preset, task.options, k)
+def build_agent(spec: str | AgentSpec, rules: Rules) -> Agent:
+    """The agent of ``spec`` for the game ``rules``, made by ``make_agent`` once per process, spec and game
+    (reseeded before every match, so one object serves every match of the process)."""
+    spec = AgentSpec.parse(spec)
+    key = (spec, rules)
     if key not in _AGENT_CACHE:
-        players = make_rules(task.preset, **dict(task.options)).players
-        _AGENT_CACHE[key] = make_agent(task.specs[k], preset=task.preset, players=players)
+        _AGENT_CACHE[key] = make_agent(spec, preset=rules.preset, players=rules.players)
     return _AGENT_CACHE[key]
 
 
+def _rules(task: Task) -> Rules:
+    return task.rules if task.rules is not None else make_rules(task.preset, **dict(task.options))
+
+
+def task_agent(task: Task, k: int) -> Agent:
+    """The agent of ``task.specs[k]`` (``build_agent``: once per process and spec)."""
+    return build_agent(task.specs[k], _rules(task))
+
+
 def run_task(task: Task, agents: dict | None = None) -> dict:
-    """Play one task; a spec named in ``agents`` is played by that object, any other is made by
-    ``make_agent`` (once per process and spec)."""
-    rules = make_rules(task.preset, **dict(task.options))
-    objs = [agents[spec] if agents and spec in agents else task_agent(task, k) for k, spec in enumerate(task.specs)]
-    out = play_match([objs[i] for i in task.seats], task.preset, task.game_seed, task.agent_seed, dict(task.options))
+    """Play one task; a name in ``agents`` is played by that object, any spec by its agent (``build_agent``)."""
+    rules = _rules(task)
+    objs = [agents[spec] if agents and isinstance(spec, str) and spec in agents else build_agent(spec, rules)
+            for spec in task.specs]
+    out = play_match([objs[i] for i in task.seats], rules, task.game_seed, task.agent_seed)
     side_a = {rules.side(s) for s, i in enumerate(task.seats) if i == 0}
     (sa,) = side_a
     out["a_side"] = sa
@@ -365,26 +389,36 @@ def ratings(tasks: list[Task], results: list[dict], pairs: list[tuple[str, str]]
 
 
 # ---------------------------------------------------------------------- public API
-def evaluate_pairings(pairs: list[tuple[str, str]], preset: str = "yorkshire", matches: int = 400, seed: int = 0,
+def evaluate_pairings(pairs: list[tuple], preset: str = "yorkshire", matches: int = 400, seed: int = 0,
                       workers: int = 2, options: dict | None = None, progress: bool = True,
                       agents: dict[str, Agent] | None = None, both_ways: bool = True,
-                      ray_address: str | None = None) -> dict:
+                      ray_address: str | None = None, rules: Rules | None = None) -> dict:
     """Duplicate matches for each (A, B) in ``pairs``: {"results": [...], "ratings": {...}}.
 
-    ``agents``: names in ``pairs`` played by these objects (in this process, ``workers=1``) instead of
-    specs. ``both_ways=False``: with three players, no matches of B alone against two A (the rows of
-    A against B are the same either way). ``ray_address``: the matches run as Ray tasks on that
-    cluster (``"local"``, ``"auto"``, ``HOST:PORT``), with the same results."""
-    rules = make_rules(preset, **(options or {}))
+    A and B are agent specs (text or ``AgentSpec``; the rows name them as given) or names in
+    ``agents``, played by these objects (in this process, ``workers=1``). ``both_ways=False``: with
+    three players, no matches of B alone against two A (the rows of A against B are the same either
+    way). ``ray_address``: the matches run as Ray tasks on that cluster (``"local"``, ``"auto"``,
+    ``HOST:PORT``), with the same results. ``rules``: the game of ``preset`` with ``options``, when
+    the caller has made it already."""
+    if rules is None:
+        rules = make_rules(preset, **(options or {}))
     for name, agent in (agents or {}).items():
         if not isinstance(agent, Agent):
             raise ValueError(f"agents[{name!r}] is not an Agent: {agent!r}")
-    for spec in {x for p in pairs for x in p} - set(agents or {}):
-        make_agent(spec, preset=preset, players=rules.players)  # fail fast, with a clear message, before any work
+    entries = {}  # label -> the name of an in-memory agent, or its parsed spec
+    for x in dict.fromkeys(x for p in pairs for x in p):
+        label = x.label if isinstance(x, AgentSpec) else x
+        if agents and isinstance(x, str) and x in agents:
+            entries[label] = x
+        else:
+            entries[label] = AgentSpec.parse(x)
+            build_agent(entries[label], rules)  # fail fast, with a clear message, before any work
+    pairs = [tuple(x.label if isinstance(x, AgentSpec) else x for x in p) for p in pairs]
     all_pairs = list(pairs)
     if rules.players == 3 and both_ways:  # both directions need their own matches
         all_pairs += [(b, a) for a, b in pairs if (b, a) not in pairs]
-    tasks = make_tasks(all_pairs, preset, matches, seed, options)
+    tasks = make_tasks([(entries[a], entries[b]) for a, b in all_pairs], preset, matches, seed, options, rules)
     head = {"preset": preset, "players": rules.players, "seed": seed, "matches_per_pairing": matches,
             "options": dict(options or {})}
     try:
@@ -412,7 +446,7 @@ def whole_groups(tasks: list[Task], results: list) -> list[int]:
     return [i for i, t in enumerate(tasks) if (t.pairing, t.deal) not in missing]
 
 
-def evaluate_pairing(agent: str, opponent: str, **kwargs) -> dict:
+def evaluate_pairing(agent: str | AgentSpec, opponent: str | AgentSpec, **kwargs) -> dict:
     """One duplicate pairing (see ``evaluate_pairings``); the first row is ``agent`` against ``opponent``."""
     return evaluate_pairings([(agent, opponent)], **kwargs)
 
@@ -443,8 +477,8 @@ def eval_command(agents: list[str], preset: str, options: dict | None, matches: 
     return " ".join(parts)
 
 
-def round_robin(agents: list[str], **kwargs) -> dict:
-    """Every pair of ``agents`` on the same duplicate deals, with ratings over all the matches."""
+def round_robin(agents: list, **kwargs) -> dict:
+    """Every pair of ``agents`` (specs) on the same duplicate deals, with ratings over all the matches."""
     if len(agents) < 2 or len(set(agents)) != len(agents):
         raise ValueError(f"a round robin needs at least two distinct agent specs, got {agents!r}")
     pairs = [(agents[i], agents[j]) for i in range(len(agents)) for j in range(i + 1, len(agents))]

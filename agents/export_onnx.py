@@ -42,10 +42,10 @@ from allfours_env import OBS_SIZE, GameState, encode, seat_view
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import PLAY
 
-from . import neural
 from .model_card import model_card, rules_of, symmetrized
 from .network import TIE_TOLERANCE, greedy_actions
 from .registry import make_agent
+from .spec import AgentSpec
 
 OPSET = 17
 INPUTS = ("observation", "action_mask")
@@ -72,17 +72,14 @@ class OnnxPolicy(nn.Module):
         return torch.softmax(logits, dim=-1), logits, greedy_actions(logits, legal)
 
 
-def load_policy(spec: str, preset: str | None = None):
-    """A neural agent from a spec: ``bot:<name>``, a checkpoint path, or anything ``agents.registry`` knows."""
-    if spec.startswith("bot:"):
-        agent = neural.load_bot(spec.split(":", 1)[1])
-    elif Path(spec).exists():
-        agent = neural.load_agent(spec)
-    else:
-        agent = make_agent(spec, preset=preset or "yorkshire", seed=0)
+def load_policy(spec: str | AgentSpec, preset: str | None = None):
+    """A neural agent from a spec: ``bot:<name>`` (``:sym=0`` for the raw network), a checkpoint path, or
+    anything ``agents.registry`` knows that has a policy network. A bot is the one named, whatever ``preset``."""
+    spec = AgentSpec.parse(spec)
+    agent = make_agent(spec, preset=preset or "yorkshire", seed=0, players=None)
     if not isinstance(getattr(agent, "net", None), nn.Module):
-        raise ValueError(f"{spec!r} is not a policy network (it is {type(agent).__name__}): only trained neural bots "
-                         "can be exported; serve the others with `allfours serve` or `allfours bot`")
+        raise ValueError(f"{spec.label!r} is not a policy network (it is {type(agent).__name__}): only trained neural "
+                         "bots can be exported; serve the others with `allfours serve` or `allfours bot`")
     return agent
 
 

@@ -6,28 +6,29 @@ A ``SearchAgent`` given two parts built on one network (by default the preset's 
   (``allfours_env.sampling.resample``) and weighs each by the product, over the other seats'
   decisions this hand (the pitch, every card played or thrown in, stand/beg, give/run), of
   ``max(p, floor)``, ``p`` being the network's probability of that action from the seat's
-  observation in that world, the hand replayed from its deal (``agents.experimental.hand_start``).
+  observation in that world, the hand replayed from its deal (``agents.worlds.hand_start``).
   It is batched: one forward pass per past decision over all candidates (``encode_batch``). The
   ``worlds`` valued are drawn from the candidates by weight; a world drawn twice is valued once,
   counted twice (the playouts are deterministic). The floor keeps a world the network finds
   unlikely possible: the other seats need not play like it.
-* the playout, ``NetworkPlayout(every_seat=True)``: the network plays every seat on to the end of
-  the hand, greedily, the games of all worlds and actions stepped in lockstep with one forward pass a step.
-  ``playout=side`` plays only the searching side with it and the others with the heuristic
-  (``agents.playout.NetworkPlayout``), ``playout=heuristic`` the heuristic everywhere.
+* the playout, by default ``NetworkPlayout(every_seat=True)``: the network plays every seat on to
+  the end of the hand, greedily, the games of all worlds and actions stepped in lockstep with one
+  forward pass a step. ``seats=side`` plays only the searching side with it and the others with the
+  heuristic (as ``search:playout=bot:<name>`` does). ``playout=`` is the playout policy, an agent
+  spec as ``search`` takes it: ``heuristic`` (everywhere), or another network (``bot:<name>``, a
+  checkpoint; raw unless ``:sym=1``) for the seats ``seats`` says.
 
 As in ``search``, the last trick (or the last ``exact`` cards) is solved exactly and a world is
 valued by match equity.
 
 Spec: ``guided`` or ``guided:bot=<name or checkpoint>,worlds=32,candidates=128,floor=0.02,
-time=0,exact=0,infer=1,playout=network,seed=...``. Without ``bot`` it plays the shipped bot of the
-game it is asked to move in (``traditional`` with two players: ``traditional_2p``).
+time=0,exact=0,infer=1,playout=<spec>,seats=all,seed=...``. Without ``bot`` it plays the shipped bot
+of the game it is asked to move in (``traditional`` with two players: ``traditional_2p``).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
 from collections import Counter
 
@@ -39,15 +40,15 @@ from allfours_env.observation import encode_batch, masks_batch
 from allfours_env.sampling import resample
 
 from .bots import BOTS, bot_name
-from .experimental import hand_start
-from .neural import NeuralAgent, load_agent, load_bot
+from .neural import NeuralAgent, load_network
 from .playout import NetworkPlayout
 from .search import SearchAgent
+from .spec import AgentSpec, check_seats, parse_network, parse_playout
+from .worlds import hand_start
 
 DEFAULT_WORLDS = 32
 DEFAULT_CANDIDATES = 128
 DEFAULT_FLOOR = 0.02
-PLAYOUTS = ("network", "side", "heuristic")
 
 
 class PolicyInference:
@@ -114,16 +115,11 @@ class PolicyInference:
         return self.weighted(state, seat, rng, 1)[0][0]
 
 
-def load_network(bot: str, players: int | None = None) -> NeuralAgent:
-    """The network agent of ``bot``: a shipped bot's name (``yorkshire`` or ``bot:yorkshire``) or a checkpoint path."""
-    bot = bot.strip()
-    if not bot:
-        raise ValueError("guided bot must be a shipped bot's name or a checkpoint path, got ''")
-    if bot.endswith(".pt") or os.path.isfile(bot) or os.path.isdir(bot):
-        if not os.path.exists(bot):
-            raise ValueError(f"guided bot checkpoint {bot!r} not found")
-        return load_agent(bot, symmetrize=False)
-    return load_bot(bot.removeprefix("bot:"), players=players, symmetrize=False)
+def guide_network(bot: str | AgentSpec, players: int | None = None) -> NeuralAgent:
+    """The raw network agent of ``bot``: a shipped bot's name (``yorkshire`` or ``bot:yorkshire``) or a
+    checkpoint path."""
+    return load_network(parse_network(bot, "guided"), players=players, symmetrize=False,
+                        what="guided bot checkpoint")
 
 
 def _game_of(agent: NeuralAgent) -> tuple[str | None, int | None]:
@@ -136,10 +132,10 @@ class GuidedAgent(SearchAgent):
 
     name = "guided"
 
-    def __init__(self, bot: str | None = None, worlds: int = DEFAULT_WORLDS, time: float = 0.0,
+    def __init__(self, bot: str | AgentSpec | None = None, worlds: int = DEFAULT_WORLDS, time: float = 0.0,
                  candidates: int = DEFAULT_CANDIDATES, floor: float = DEFAULT_FLOOR, exact: int | None = None,
-                 infer: int = 1, playout: str = "network", seed: int | None = None, *,
-                 preset: str | None = None, players: int | None = None):
+                 infer: int = 1, playout: str | AgentSpec | None = None, seats: str = "all",
+                 seed: int | None = None, *, preset: str | None = None, players: int | None = None):
         if not isinstance(worlds, int) or isinstance(worlds, bool) or worlds < 1:
             raise ValueError(f"guided worlds must be a positive int (worlds valued per move), got {worlds!r}")
         if not isinstance(time, (int, float)) or time < 0:
@@ -149,19 +145,21 @@ class GuidedAgent(SearchAgent):
         if infer not in (0, 1):
             raise ValueError(f"guided infer must be 1 (worlds weighted by the network) or 0 (unweighted), "
                              f"got {infer!r}")
-        if playout not in PLAYOUTS:
-            raise ValueError(f"guided playout must be one of {', '.join(PLAYOUTS)} (who the network plays in the "
-                             f"playouts: every seat, the searching side, none), got {playout!r}")
-        if bot is not None and not isinstance(bot, str):
-            raise ValueError(f"guided bot must be a shipped bot's name or a checkpoint path, got {bot!r}")
+        check_seats(seats, "guided")
+        bot_spec = None if bot is None else parse_network(bot, "guided")
+        playout_spec = None if playout is None else parse_playout(playout, "guided")
         check_inference(candidates, floor)
         super().__init__(worlds=worlds, time=time, exact=exact, seed=seed)
-        self.candidates, self.floor, self.infer, self.playout_kind = candidates, floor, infer, playout
-        self.bot = bot
+        self.candidates, self.floor, self.infer, self.seats = candidates, floor, infer, seats
+        self.bot = None if bot_spec is None else bot_spec.label
+        self.playout_spec = playout_spec
         self._parts: dict[tuple[str | None, int | None], tuple] = {}
         self._fixed: tuple[str | None, int | None] | None = None
-        if bot is not None:  # load now: a bad name fails at once
-            agent = load_network(bot, players)
+        self._playout_net = None  # a playout network of its own (``playout=bot:<name>``), loaded now
+        if playout_spec is not None and playout_spec.is_network:
+            self._playout_net = load_network(playout_spec, players=players, symmetrize=False)
+        if bot_spec is not None:  # load now: a bad name fails at once
+            agent = guide_network(bot_spec, players)
             self._fixed = _game_of(agent)
             self.preset, self.meta = agent.preset, agent.meta  # what the server checks a bot against
             self._build(self._fixed, agent)
@@ -171,12 +169,14 @@ class GuidedAgent(SearchAgent):
 
     def _build(self, key, agent: NeuralAgent) -> tuple:
         sampler = PolicyInference(agent.net, self.candidates, self.floor) if self.infer else resample
-        if self.playout_kind == "network":
-            playout = NetworkPlayout(agent.net, name=self.bot or agent.name, every_seat=True)
-        elif self.playout_kind == "side":
-            playout = NetworkPlayout(agent.net, name=self.bot or agent.name)
-        else:
+        every = self.seats == "all"
+        if self.playout_spec is None:
+            playout = NetworkPlayout(agent.net, name=self.bot or agent.name, every_seat=every)
+        elif self._playout_net is None:  # heuristic
             playout = self.heuristic
+        else:
+            playout = NetworkPlayout.from_agent(self._playout_net, symmetrize=self._playout_net.symmetrize,
+                                                name=self.playout_spec.label, every_seat=every)
         self._parts[key] = (sampler, playout)
         return self._parts[key]
 
@@ -184,7 +184,7 @@ class GuidedAgent(SearchAgent):
         """The parts for the shipped bot of ``preset`` with ``players`` (None: the preset's usual count)."""
         name = bot_name(preset, players)
         key = (preset, BOTS[name][1])
-        return self._parts.get(key) or self._build(key, load_network(name))
+        return self._parts.get(key) or self._build(key, guide_network(AgentSpec("bot", name)))
 
     def _parts_for(self, state: GameState) -> tuple:
         preset, n = state.rules.preset, state.n

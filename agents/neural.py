@@ -3,6 +3,8 @@
     agent = load_agent("runs/yorkshire-.../best.pt")     # any training checkpoint
     agent = load_bot("yorkshire")                        # the bot shipped in checkpoints/
     agent = load_bot("traditional", players=2)           # = load_bot("traditional_2p")
+    agent = load_network("bot:seven_up:sym=0")           # either, from a network's agent spec
+    path = checkpoint_path("runs/yorkshire-...")         # the file a spec names (its best.pt), for a warm start
 
 The agent sees exactly the seat's observation (``allfours_env.observation.encode``) and its
 legal actions; it plays the most likely legal action (``greedy=True``, the default) or samples
@@ -14,6 +16,7 @@ more matches than the raw network (docs/training.md); ``symmetrize=False`` (spec
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +30,7 @@ from .base import Agent
 from .bots import bot_name
 from .checkpoint import load_checkpoint
 from .network import PolicyNet, greedy_actions
+from .spec import AgentSpec
 
 
 class NeuralAgent(Agent):
@@ -122,3 +126,46 @@ def load_bot(name: str, *, players: int | None = None, greedy: bool = True, seed
     agent = load_agent(path, greedy=greedy, seed=seed, symmetrize=symmetrize)
     agent.name = f"bot:{name}"
     return agent
+
+
+def load_network(spec: str | AgentSpec, *, players: int | None = None, game: str | None = None,
+                 symmetrize: bool | None = None, what: str = "checkpoint") -> NeuralAgent:
+    """The ``NeuralAgent`` of a network spec: ``bot:<name>`` (``load_bot``, at ``players``; ``game`` words its
+    error) or a checkpoint (``load_agent``), averaged or not as its ``:sym=`` says, else as ``symmetrize``
+    says (None: the loaders' default, averaged). ``what`` names a missing checkpoint in the error."""
+    spec = AgentSpec.parse(spec)
+    if not spec.is_network:
+        raise ValueError(f"{spec.label!r} is not a network: give bot:<name> or a checkpoint path")
+    kw = {}
+    sym = spec.get("sym")
+    if sym is not None or symmetrize is not None:
+        kw["symmetrize"] = bool(sym) if sym is not None else symmetrize
+    if spec.name == "bot":
+        return load_bot(spec.target, players=players, **({"game": game} if game is not None else {}), **kw)
+    if not os.path.exists(spec.target):
+        raise ValueError(f"{what} {spec.target!r} not found")
+    return load_agent(spec.target, **kw)
+
+
+def checkpoint_path(spec: str | AgentSpec) -> Path:
+    """The checkpoint file a network spec names, for a warm start (``init_from``): ``bot:<name>`` ->
+    the shipped ``checkpoints/<name>.pt``; a run folder -> its ``best.pt``, else ``latest.pt``; a file ->
+    itself (any ``:sym=`` suffix is the agent's, not the file's). Text that does not start with
+    ``bot:`` is a path, there or not: ``load_checkpoint`` says what is missing. ValueError for a
+    spec that names an agent other than a network."""
+    if isinstance(spec, str) and not spec.strip().lower().startswith("bot:"):
+        try:
+            parsed = AgentSpec.parse(spec)
+        except ValueError:
+            parsed = None
+        spec = parsed if parsed is not None and parsed.is_network else AgentSpec("checkpoint", spec.strip())
+    spec = AgentSpec.parse(spec)
+    if not spec.is_network:
+        raise ValueError(f"{spec.label!r} is not a network: a warm start takes bot:<name>, a checkpoint file or a "
+                         "run folder")
+    if spec.name == "bot":
+        return checkpoints_dir() / f"{spec.target}.pt"
+    path = Path(spec.target)
+    if path.is_dir():  # its best evaluated weights; a run never evaluated has only latest.pt
+        path = path / "best.pt" if (path / "best.pt").exists() else path / "latest.pt"
+    return path

@@ -4,7 +4,8 @@
 (world, action) game of one decision to the end of the hand with the network on the searching
 side's seats and ``others`` (the heuristic, the model of the opponents) on the rest. That is a
 one-step policy improvement over the network rather than over the heuristic. The registry builds
-it from ``search:playout=bot:yorkshire`` (or a checkpoint path).
+it from ``search:playout=bot:yorkshire`` (or a checkpoint path; ``seats=all``: the network plays
+every seat, ``every_seat``, as ``guided``'s playouts do by default).
 
 The games are stepped in lockstep: at each step the games whose seat to move is on the searching
 side are encoded together (``allfours_env.observation.encode_batch``) and go through one forward
@@ -40,14 +41,16 @@ class NetworkPlayout:
         self._buf = np.zeros((256, net.obs_size), np.float32)
 
     @classmethod
-    def from_agent(cls, agent: Agent, *, symmetrize: bool = False, name: str = "network") -> NetworkPlayout:
+    def from_agent(cls, agent: Agent, *, symmetrize: bool = False, name: str = "network",
+                   every_seat: bool = False) -> NetworkPlayout:
         """The playout of a loaded network agent (``agents.neural.NeuralAgent``); ``name`` is its spec,
         for the error messages."""
         net = getattr(agent, "net", None)
         if net is None:
             raise ValueError(f"search playout {name!r} is not a network: give 'heuristic', bot:<name> or a checkpoint")
         players = ((getattr(agent, "meta", None) or {}).get("rules") or {}).get("players")
-        return cls(net, symmetrize=symmetrize, preset=getattr(agent, "preset", None), players=players, name=name)
+        return cls(net, symmetrize=symmetrize, preset=getattr(agent, "preset", None), players=players, name=name,
+                   every_seat=every_seat)
 
     def seed(self, seed: int | None) -> None:
         self.others.seed(seed)

@@ -6,7 +6,8 @@
 The schedule is ``make_tasks``'s, whatever runs it. Here consecutive matches go in chunks, one
 Ray task each (one CPU), a few chunks per CPU of the cluster in flight at a time; a task plays
 its matches with ``run_task`` in a Ray worker process, which keeps the agents it made for the
-next tasks (as a local worker process does: one ``make_agent`` per process and spec). The
+next tasks (as a local worker process does: one ``build_agent`` per process and spec; a task
+carries its agents' parsed specs, ``agents.spec.AgentSpec``, and the game's rules). The
 results come back to the process that started the evaluation and are put in schedule order.
 A match is a function of its seeds alone, so the figures are those of ``--workers N``.
 
@@ -170,7 +171,8 @@ def _play_chunk(play: Callable, load: Callable, items: list, fault) -> list:
             try:
                 load(task, k)
             except Exception as e:
-                raise AgentLoadError(f"agent {spec!r} cannot be loaded on Ray node {node_name()}: "
+                name = getattr(spec, "label", spec)  # an AgentSpec, by the text it was given as
+                raise AgentLoadError(f"agent {name!r} cannot be loaded on Ray node {node_name()}: "
                                      f"{' '.join(str(e).split())}") from None
         if fault is not None and fault[0] == i:
             try:

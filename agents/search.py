@@ -37,10 +37,11 @@ stock is dealt when the pack is run) or left to the heuristic (``bid=0``).
 Knobs measured to give no gain (pitch inference, likelihood inference, the heuristic move's
 margin) and the reference players of the benchmarks are in ``agents.experimental``.
 
-Spec: ``search`` or ``search:worlds=48,time=0,exact=0,bid=1,value=match,playout=heuristic,seed=...``
+Spec: ``search`` or ``search:worlds=48,time=0,exact=0,bid=1,value=match,playout=heuristic,seats=side,seed=...``
 (``time`` > 0 caps seconds per move, stopping early once it is spent; a worlds-only budget is
-fully deterministic under the agent's seed; ``playout=bot:<name>`` or a checkpoint path: the
-searching side plays that network in the playouts).
+fully deterministic under the agent's seed; ``playout=`` is the playout policy, an agent spec:
+``heuristic``, or ``bot:<name>`` or a checkpoint path, whose network the searching side plays in
+the playouts, or with ``seats=all`` every seat; the grammar is ``agents.spec``'s).
 """
 
 from __future__ import annotations

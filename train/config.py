@@ -24,7 +24,7 @@ from allfours.agents.batched import unbatchable
 from allfours.agents.equity import EQUITY_MAX_TARGET, equity_for_rules
 from allfours.agents.evaluation import seatings
 from allfours.agents.registry import make_agent
-from allfours_env.rules import make_rules
+from allfours_env.rules import make_rules, parse_rule_options
 
 DEFAULT_CONFIG = "yorkshire"
 
@@ -315,6 +315,12 @@ def parse_overrides(items: list[str]) -> dict:
             raise ValueError(f"override {item!r} must look like key=value (e.g. lr=1e-4)")
         key, text = item.split("=", 1)
         key = key.strip()
+        if key.startswith("rules."):  # a rule option, read as `allfours eval --rule` reads it
+            try:
+                out[key] = parse_rule_options([f"{key[len('rules.'):]}={text}"])[key[len("rules."):].strip()]
+            except ValueError as e:
+                raise ValueError(f"override {item!r}: {e}") from None
+            continue
         try:
             value = yaml.safe_load(text) if text.strip() else ""
         except yaml.YAMLError:

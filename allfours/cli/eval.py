@@ -27,12 +27,10 @@ import json
 import sys
 import time
 
-import yaml
-
+from allfours.agents import evaluation
 from allfours.agents.evaluation import EvaluationInterrupted, eval_command, evaluate_pairings, round_robin, seatings
 from allfours.agents.ray_eval import RayEvalError, connect
-from allfours.agents.registry import make_agent
-from allfours_env.rules import ALLOWED_PLAYERS, OPTION_NAMES, PRESETS, make_rules
+from allfours.agents.spec import AgentSpec
 
 from .common import (
     Parser,
@@ -44,11 +42,11 @@ from .common import (
     input_file,
     output_file,
     positive_int,
-    preset,
     seed,
     signal_name,
     stop_signals,
 )
+from .rule_args import add_rule_arguments, rules_from_args
 
 PROG = "allfours eval"
 REPORT_KEYS = ("preset", "players", "seed", "matches_per_pairing", "results", "ratings")
@@ -57,13 +55,10 @@ REPORT_KEYS = ("preset", "players", "seed", "matches_per_pairing", "results", "r
 def build_parser() -> argparse.ArgumentParser:
     description, epilog = help_text(__doc__ or PROG, PROG)  # no docstring under python -OO
     p = Parser(prog=PROG, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", type=preset, default="yorkshire",
-                   help=f"one of {', '.join(PRESETS)} (default yorkshire)")
-    p.add_argument("--players", type=positive_int, default=None,
-                   help="players, where the preset allows (traditional 2-4)")
-    p.add_argument("--agents", nargs="+", default=["heuristic", "random"],
+    add_rule_arguments(p)
+    p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
                    help="agent specs: random, heuristic, search, search:worlds=64, guided, a checkpoint path, "
-                        "bot:<name> (yorkshire, traditional, traditional_2p, seven_up)")
+                        "bot:<name> (yorkshire, traditional, traditional_2p, seven_up); docs/agents.md")
     p.add_argument("--matches", type=positive_int, default=400, help="matches per pairing (a multiple of the "
                    "seatings per deal: 2, or 3 with three players); default 400")
     p.add_argument("--seed", type=seed, default=0, help="run seed: same seed, same numbers (default 0)")
@@ -71,9 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", metavar="ADDRESS", default=None,
                    help="play the matches as Ray tasks: 'auto' joins the running cluster, 'local' starts Ray on "
                         "this machine, or HOST:PORT; needs pip install '.[ray]' (docs/ray.md)")
-    p.add_argument("--target", type=positive_int, default=None, help="override the preset's target score")
-    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                   help=f"any other rule option, repeatable: {', '.join(OPTION_NAMES)} (as a training config's rules)")
     p.add_argument("--json", metavar="FILE", type=output_file, default=None,
                    help="also write the results as JSON to FILE (partial ones if stopped)")
     p.add_argument("--report", metavar="FILE", type=input_file, default=None,
@@ -92,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.report is not None:
                 return _report(args, parser)
-            options = check(args)
-            return _play(args, options, signals)
+            specs, rules, options = check(args)
+            return _play(args, specs, rules, options, signals)
         except (UsageError, ValueError) as e:
             return fail(PROG, e)
         except RayEvalError as e:  # matches Ray lost more often than it retries them
@@ -104,48 +96,28 @@ def main(argv: list[str] | None = None) -> int:
             return exit_status(e.signum)
 
 
-def check(args) -> dict:
-    """Every argument before any match: the rule options, or ``UsageError`` naming the argument."""
-    options = {}
-    if args.players is not None:
-        if args.players not in ALLOWED_PLAYERS[args.preset]:
-            raise UsageError(f"preset {args.preset!r} allows players in {ALLOWED_PLAYERS[args.preset]}, "
-                             f"got {args.players}", "--players")
-        options["players"] = args.players
-    if args.target is not None:
-        options["target"] = args.target
-    try:
-        make_rules(args.preset, **options)
-    except ValueError as e:
-        raise UsageError(str(e), "--target") from None
-    for item in args.rule:
-        key, eq, text = (x.strip() for x in item.partition("="))
-        if not eq or not key:
-            raise UsageError(f"{item!r} must look like KEY=VALUE (e.g. throw_in=false)", "--rule")
-        if key in options:
-            raise UsageError(f"rule option {key!r} is given twice", "--rule")
-        try:
-            options[key] = yaml.safe_load(text)
-        except yaml.YAMLError:
-            options[key] = text
-    try:
-        rules = make_rules(args.preset, **options)
-    except ValueError as e:
-        raise UsageError(str(e), "--rule") from None
+def check(args) -> tuple:
+    """Every argument before any match: (the agents' specs, the game's rules, the rule options given), or
+    ``UsageError`` naming the argument. Each agent is built here once, for the matches this process plays."""
+    rules, options = rules_from_args(args)
     group = len(seatings(rules.players))
     if args.matches % group:
         raise UsageError(f"must be a positive multiple of {group} for {args.preset!r} with {rules.players} players "
                          f"(each deal is played {group} times), got {args.matches}", "--matches")
     if len(args.agents) < 2:
         raise UsageError("give at least two agents", "--agents")
-    if len(set(args.agents)) != len(args.agents):
+    try:
+        specs = [AgentSpec.parse(text) for text in args.agents]
+    except ValueError as e:
+        raise UsageError(str(e), "--agents") from None
+    if len(set(specs)) != len(specs):
         raise UsageError(f"agent specs must be distinct, got {' '.join(args.agents)}", "--agents")
     if args.ray_address is not None and args.workers is not None:
         raise UsageError("sets the worker processes on this machine; with --ray-address every CPU of the Ray "
                          "cluster plays matches: leave out --workers", "--workers")
-    for spec in args.agents:  # loads checkpoints: last, after the cheap checks
+    for spec in specs:  # loads checkpoints: last, after the cheap checks
         try:
-            make_agent(spec, preset=args.preset, players=rules.players)
+            evaluation.build_agent(spec, rules)
         except ValueError as e:
             raise UsageError(str(e), "--agents") from None
     if args.ray_address is not None:  # start or join Ray now: an address that does not answer is a usage error
@@ -153,19 +125,19 @@ def check(args) -> dict:
             connect(args.ray_address)
         except (ImportError, ConnectionError, ValueError) as e:
             raise UsageError(str(e), "--ray-address") from None
-    return options
+    return specs, rules, options
 
 
-def _play(args, options: dict, signals: stop_signals) -> int:
+def _play(args, specs: list[AgentSpec], rules, options: dict, signals: stop_signals) -> int:
     t0 = time.perf_counter()
     kw = dict(preset=args.preset, matches=args.matches, seed=args.seed, workers=args.workers or 2, options=options,
-              progress=not args.no_progress, ray_address=args.ray_address)
+              progress=not args.no_progress, ray_address=args.ray_address, rules=rules)
     out, stopped = None, None
     try:
-        if len(args.agents) == 2:
-            out = evaluate_pairings([(args.agents[0], args.agents[1])], **kw)
+        if len(specs) == 2:
+            out = evaluate_pairings([(specs[0], specs[1])], **kw)
         else:
-            out = round_robin(args.agents, **kw)
+            out = round_robin(specs, **kw)
         signals.disarm()
     except EvaluationInterrupted as e:
         out, stopped = e.report, e.signum

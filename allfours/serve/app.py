@@ -159,8 +159,9 @@ def _allowed_methods(request: Request) -> list[str]:
 def _plays(pool: BotPool, spec: str, preset: str, players: int) -> bool:
     """Whether the bot ``spec`` may sit at a hosted table of ``preset`` with ``players`` (as far as is known
     without building it: a shipped bot plays the one table it was trained for)."""
-    if spec.startswith("bot:") and spec[4:] in BOTS:
-        return BOTS[spec[4:]] == (preset, players)
+    parsed = pool.spec(spec)
+    if parsed is not None and parsed.name == "bot" and parsed.target in BOTS:
+        return BOTS[parsed.target] == (preset, players)
     return preset in pool.presets(spec)
 
 

@@ -1,9 +1,10 @@
 """What the HTTP server and the JSON-lines protocol share: the bots on offer and the answer to a view.
 
-``BotPool`` holds the bots a server offers (specs for ``agents.registry.make_agent``). A request may
-only name one of them: a client never makes the server load a file of its choosing. Each bot is
-built once per preset and used under a lock, reseeded for every request, so the same request
-always gets the same answer.
+``BotPool`` holds the bots a server offers (agent specs, each parsed once into an
+``agents.spec.AgentSpec`` for ``agents.registry.make_agent``). A request may only name one of them,
+by the text it was offered as: a client never makes the server load a file of its choosing. Each
+bot is built once per preset and used under a lock, reseeded for every request, so the same
+request always gets the same answer.
 
 ``answer(body, pool)`` validates the body (``ActRequest``), rebuilds the game on the engine
 (``allfours.serve.replay``), asks the bot, and returns the answer as a dict. Every problem with the
@@ -22,6 +23,7 @@ from allfours.agents.bots import BOTS
 from allfours.agents.checkpoint import checkpoints_dir
 from allfours.agents.model_card import model_card
 from allfours.agents.registry import make_agent
+from allfours.agents.spec import AgentSpec
 from allfours_env import PRESETS, __version__, action_name
 
 from .models import ACTION_PATTERN, CARD_PATTERN, ActRequest
@@ -98,9 +100,20 @@ class BotPool:
         self.specs = list(dict.fromkeys(specs))
         self._make = make or (lambda spec, preset, seed, players:
                               make_agent(spec, preset=preset, seed=seed, players=players))
+        self._parsed: dict[str, AgentSpec | ValueError] = {}
+        for text in self.specs:
+            try:
+                self._parsed[text] = AgentSpec.parse(text)
+            except ValueError as e:  # offered, and refused with this when asked for (GET /v1/bots lists it)
+                self._parsed[text] = e
         self._agents: dict[tuple[str, str, int | None], tuple[object, threading.Lock]] = {}
         self._lock = threading.Lock()
         self._cards: dict[str, dict] = {}
+
+    def spec(self, name: str) -> AgentSpec | None:
+        """The parsed spec of the bot offered as ``name`` (None if it is no spec, or not on offer)."""
+        parsed = self._parsed.get(name)
+        return parsed if isinstance(parsed, AgentSpec) else None
 
     @property
     def default(self) -> str:
@@ -111,15 +124,18 @@ class BotPool:
         if spec not in self.specs:
             raise RequestError(422, "unknown_bot", f"bot {spec!r} is not on offer here: choose one of {self.specs}"
                                                    " (GET /v1/bots)")
+        parsed = self._parsed[spec]
+        if isinstance(parsed, ValueError):
+            raise RequestError(422, "bot_unavailable", f"bot {spec!r} cannot play preset {preset!r}: {parsed}")
         # A composite spec (search:playout=bot:traditional) is built for the table's player count; a
         # bare bot:NAME is the one bot its card shows whatever the table (refused below at another count).
-        table = None if spec.startswith("bot:") or preset not in PRESETS else players or PRESETS[preset].players
+        table = None if parsed.name == "bot" or preset not in PRESETS else players or PRESETS[preset].players
         key = (spec, preset, table)
         with self._lock:
             entry = self._agents.get(key)
             if entry is None:
                 try:
-                    agent = self._make(spec, preset, 0, table)
+                    agent = self._make(parsed, preset, 0, table)
                 except (ValueError, FileNotFoundError, ImportError) as e:
                     raise RequestError(422, "bot_unavailable",
                                        f"bot {spec!r} cannot play preset {preset!r}: {e}") from None
@@ -136,9 +152,9 @@ class BotPool:
 
     def presets(self, spec: str) -> list[str]:
         """Presets the bot plays: a neural bot only the one it was trained for."""
-        if spec.startswith("bot:"):
-            name = spec.split(":", 1)[1]
-            return [BOTS[name][0]] if name in BOTS else [name]
+        parsed = self.spec(spec)
+        if parsed is not None and parsed.name == "bot":
+            return [BOTS[parsed.target][0]] if parsed.target in BOTS else [parsed.target]
         for (s, _, _), (agent, _) in list(self._agents.items()):
             if s == spec and getattr(agent, "preset", None) in PRESETS:
                 return [agent.preset]
@@ -160,8 +176,9 @@ class BotPool:
             card = card()
         if card is None and hasattr(agent, "net"):
             card = model_card(agent)
-        kind = ("neural" if card or spec.startswith("bot:") or hasattr(agent, "net")
-                else "search" if spec.startswith("search") else "random" if spec == "random" else "scripted")
+        name = getattr(self.spec(spec), "name", None)
+        kind = ("neural" if card or name == "bot" or hasattr(agent, "net")
+                else "search" if name == "search" else "random" if name == "random" else "scripted")
         has_policy = type(agent).policy is not Agent.policy
         out = {"name": spec, "version": bot_version(agent), "kind": kind, "has_policy": has_policy,
                "presets": presets, "description": _first_paragraph(type(agent).__doc__)

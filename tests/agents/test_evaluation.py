@@ -17,12 +17,13 @@ import time
 import pytest
 
 from allfours.agents import evaluation as ev
-from allfours.agents import registry
+from allfours.agents import neural
 from allfours.agents.base import Agent, AgentError
 from allfours.agents.heuristic import HeuristicAgent
 from allfours.agents.random_agent import RandomAgent
-from allfours.agents.registry import make_agent, parse_spec
+from allfours.agents.registry import make_agent
 from allfours.agents.search import SearchAgent
+from allfours.agents.spec import AgentSpec
 from allfours.cli.eval import main as eval_main
 from allfours_env import GameState, encode, make_rules
 
@@ -33,7 +34,8 @@ def test_specs():
     assert isinstance(make_agent("heuristic"), HeuristicAgent)
     s = make_agent("search:worlds=64,time=0.5")
     assert isinstance(s, SearchAgent) and s.worlds == 64 and s.time == 0.5
-    assert parse_spec("search:worlds=8, exact=12") == ("search", {"worlds": 8, "exact": 12})
+    spec = AgentSpec.parse("search:worlds=8, exact=12")
+    assert (spec.name, spec.options, str(spec)) == ("search", {"worlds": 8, "exact": 12}, "search:worlds=8,exact=12")
 
 
 @pytest.mark.parametrize("spec,msg", [("nope", "unknown agent 'nope'.*random.*heuristic.*search"),
@@ -51,8 +53,8 @@ def test_bad_specs(spec, msg):
 
 def test_checkpoint_and_bot_specs_go_to_the_network_loaders(tmp_path, monkeypatch):
     calls = []
-    monkeypatch.setattr(registry, "load_agent", lambda path, **kw: calls.append(("agent", path, kw)) or RandomAgent())
-    monkeypatch.setattr(registry, "load_bot",
+    monkeypatch.setattr(neural, "load_agent", lambda path, **kw: calls.append(("agent", path, kw)) or RandomAgent())
+    monkeypatch.setattr(neural, "load_bot",
                         lambda name, players=None, **kw: calls.append(("bot", name, players, kw)) or RandomAgent())
     ckpt = tmp_path / "net.pt"
     ckpt.write_bytes(b"x")
@@ -347,7 +349,7 @@ def test_eval_command_replays_the_same_matches(tmp_path, capsys):
     assert data["options"] == options and data["results"] == want["results"] and data["command"] == command
     for argv, msg in [(["--rule", "throw_in"], "must look like KEY=VALUE"), (["--rule", "bogus=1"], "unknown option"),
                       (["--target", "5", "--rule", "target=6"], "'target' is given twice"),
-                      (["--rule", "throw_in=maybe"], "throw_in must be True or False")]:
+                      (["--rule", "throw_in=maybe"], "throw_in must be true or false")]:
         assert eval_main(argv + ["--no-progress"]) == 2
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1

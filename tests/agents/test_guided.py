@@ -8,7 +8,6 @@ import random
 import numpy as np
 import pytest
 
-from allfours.agents.experimental import hand_start
 from allfours.agents.guided import GuidedAgent, PolicyInference
 from allfours.agents.heuristic import HeuristicAgent
 from allfours.agents.neural import load_bot
@@ -16,6 +15,7 @@ from allfours.agents.playout import NetworkPlayout
 from allfours.agents.registry import make_agent
 from allfours.agents.search import SearchAgent
 from allfours.agents.solver import _final_value
+from allfours.agents.worlds import hand_start
 from allfours_env import GameState
 from allfours_env.cards import SUIT_MASK, parse_card
 from allfours_env.sampling import resample
@@ -222,6 +222,35 @@ def test_the_same_seed_plays_the_same_moves():
     assert moves[0] == moves[1] and values[0] == values[1]
 
 
+def test_playout_is_the_playout_policy_and_seats_whom_a_network_plays():
+    """``playout=`` is an agent spec, as for ``search``: by default the guiding network, ``heuristic``, or
+    another network (raw unless ``:sym=1``); ``seats=`` says whom a network plays: all (guided's default)
+    or the searching side (search's default)."""
+    def playout(spec):
+        agent = make_agent(spec, seed=0)
+        if isinstance(agent, GuidedAgent):
+            return agent._parts[agent._fixed][1]
+        return agent.playout
+
+    blueprint = playout("guided:bot=yorkshire")
+    assert isinstance(blueprint, NetworkPlayout) and blueprint.every_seat and not blueprint.symmetrize
+    assert not playout("guided:bot=yorkshire,seats=side").every_seat
+    plain = make_agent("guided:bot=yorkshire,playout=heuristic")
+    assert plain._parts[plain._fixed][1] is plain.heuristic
+    other = playout("guided:bot=yorkshire,playout=bot:yorkshire:sym=1")
+    assert other.every_seat and other.symmetrize and other.net is not blueprint.net and other.preset == "yorkshire"
+    assert not playout("guided:bot=yorkshire,playout=bot:yorkshire,seats=side").every_seat
+    assert not playout("search:playout=bot:yorkshire").every_seat
+    assert playout("search:playout=bot:yorkshire,seats=all").every_seat
+    with pytest.raises(ValueError, match="search seats must be side"):
+        make_agent("search:seats=some")
+    # the same moves as the default's when the playout network is the guiding one, named or not
+    state = _played("yorkshire", 4, 8)
+    a, b = (make_agent(s, seed=5) for s in ("guided:bot=yorkshire,worlds=4,candidates=16",
+                                            "guided:bot=yorkshire,worlds=4,candidates=16,playout=bot:yorkshire"))
+    assert a.action_values(state, state.current) == pytest.approx(b.action_values(state, state.current))
+
+
 @pytest.mark.parametrize("spec,message", [
     ("guided:worlds=0", "guided worlds must be a positive int"),
     ("guided:candidates=0", "guided candidates must be a positive int"),
@@ -230,7 +259,13 @@ def test_the_same_seed_plays_the_same_moves():
     ("guided:time=-1", "guided time must be a number of seconds >= 0"),
     ("guided:exact=60", "guided exact must be an int from 0 to 52"),
     ("guided:infer=2", "guided infer must be 1"),
-    ("guided:playout=bot", "guided playout must be one of network, side, heuristic"),
+    ("guided:playout=bot", "guided playout 'bot': agent spec 'bot' names no bot"),
+    ("guided:playout=random", "guided playout 'random' is not a network: give 'heuristic', bot:<name> or a checkpoint"),
+    ("guided:playout=side", "guided playout 'side' is not a policy: playout= is the playout's agent spec .* seats="),
+    ("guided:playout=network", "guided playout 'network' is not a policy"),
+    ("guided:seats=both", "guided seats must be side .* or all .*, got 'both'"),
+    ("guided:bot=heuristic", "unknown bot 'heuristic'"),
+    ("guided:bot=bot:yorkshire:sym=1", "guided bot 'bot:yorkshire:sym=1' takes no options"),
     ("guided:bot=nobody", "unknown bot 'nobody'"),
     ("guided:bot=missing.pt", "guided bot checkpoint 'missing.pt' not found"),
     ("guided:worlds=many", "parameter 'worlds' of agent 'guided' must be int"),

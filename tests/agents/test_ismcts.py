@@ -14,15 +14,16 @@ pytest.importorskip("pyspiel")
 from allfours.agents.evaluation import play_match  # noqa: E402
 from allfours.agents.ismcts import ISMCTSAgent  # noqa: E402
 from allfours.agents.random_agent import RandomAgent  # noqa: E402
-from allfours.agents.registry import make_agent, parse_spec  # noqa: E402
+from allfours.agents.registry import make_agent  # noqa: E402
+from allfours.agents.spec import AgentSpec  # noqa: E402
 from allfours.cli import main  # noqa: E402
 from allfours_env import GameState  # noqa: E402
 from allfours_env.cards import NUM_CARDS, STAND, card_code, parse_card  # noqa: E402
 
 
 def test_spec_builds_the_agent():
-    assert parse_spec("ismcts:simulations=30,uct=2,episode=match") == (
-        "ismcts", {"simulations": 30, "uct": 2.0, "episode": "match"})
+    spec = AgentSpec.parse("ismcts:simulations=30,uct=2,episode=match")
+    assert (spec.name, spec.options) == ("ismcts", {"simulations": 30, "uct": 2.0, "episode": "match"})
     a = make_agent("ismcts:simulations=30", preset="seven_up", seed=1)
     assert isinstance(a, ISMCTSAgent) and a.simulations == 30 and a.episode == "hand"
     with pytest.raises(ValueError, match="unknown parameter 'worlds'"):

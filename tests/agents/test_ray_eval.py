@@ -132,16 +132,16 @@ def test_a_task_killed_mid_run_is_retried_and_the_figures_stay(name, local_ray, 
 def test_an_agent_a_node_cannot_load_is_named(local_ray, monkeypatch, capsys):
     real = ev.make_agent
 
-    def here_only(spec, **kw):  # this process knows the agent; the Ray workers do not
-        return RandomAgent() if spec == "nodeless" else real(spec, **kw)
+    def here_only(spec, **kw):  # this process has the checkpoint; the Ray workers do not
+        return RandomAgent() if str(spec) == "/nowhere/nodeless.pt" else real(spec, **kw)
 
+    monkeypatch.setattr(ev, "_AGENT_CACHE", {})
     monkeypatch.setattr(ev, "make_agent", here_only)
-    monkeypatch.setattr(eval_cli, "make_agent", here_only)
-    argv = ["--preset", "seven_up", "--agents", "nodeless", "random", "--matches", "4", "--no-progress"]
+    argv = ["--preset", "seven_up", "--agents", "/nowhere/nodeless.pt", "random", "--matches", "4", "--no-progress"]
     assert eval_cli.main([*argv, "--ray-address", "local"]) == 2
     err = one_line(capsys)
-    assert re.search(r"allfours eval: error: agent 'nodeless' cannot be loaded on Ray node .+: unknown agent "
-                     r"'nodeless'", err), err
+    assert re.search(r"allfours eval: error: agent '/nowhere/nodeless.pt' cannot be loaded on Ray node .+: "
+                     r"checkpoint '/nowhere/nodeless.pt' not found", err), err
 
 
 def test_in_memory_agents_and_workers_are_refused(local_ray, capsys):

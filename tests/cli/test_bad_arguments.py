@@ -41,6 +41,11 @@ BAD = {
         (["--resume", "{tmp}/nothing"], "argument --resume: '{tmp}/nothing' does not exist"),
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["preset=nope"], "argument preset=nope: unknown preset 'nope': choose one of seven_up, traditional"),
+        (["--config", "smoke", "rules.throw_in=maybe"], "override 'rules.throw_in=maybe': option throw_in must be true "
+                                                        "or false, got 'maybe'"),
+        (["--config", "smoke", "rules.trget=7"], "override 'rules.trget=7': unknown option 'trget': valid options "
+                                                 "are players, target"),
+        (["--config", "smoke", "rules.trget=7"], "; did you mean target?"),
     ],
     "eval": [
         (["--preset", "nope"], "argument --preset: unknown preset 'nope': choose one of"),
@@ -54,6 +59,15 @@ BAD = {
         (["--agents", "random"], "argument --agents: give at least two agents"),
         (["--agents", "random", "random"], "argument --agents: agent specs must be distinct"),
         (["--agents", "bogus", "random"], "argument --agents: unknown agent 'bogus'"),
+        (["--agents", "serch", "random"], "argument --agents: unknown agent 'serch': choose one of random"),
+        (["--agents", "serch", "random"], "; did you mean search?"),
+        (["--agents", "search:wrlds=3", "random"], "argument --agents: unknown parameter 'wrlds' for agent 'search': "
+                                                   "valid are worlds, time"),
+        (["--agents", "search:playout=random", "random"], "argument --agents: search playout 'random' is not a "
+                                                          "network"),
+        (["--agents", "search", "Search", "random"], "argument --agents: agent specs must be distinct"),
+        (["--target", "5000"], "argument --target: target must be an int from 1 to 1000, got 5000"),
+        (["--rule", "target=x"], "argument --rule: option target must be a whole number, got 'x'"),
         (["--preset", "seven_up", "--agents", "bot:yorkshire", "random"],
          "argument --agents: bot:yorkshire is a network for yorkshire with 4 players, not seven_up with 2 players"),
         (["--agents", "{tmp}/none.pt", "random"], "argument --agents:"),
@@ -107,6 +121,16 @@ BAD = {
         (["--bot", "bogus"], "argument --bot: unknown agent 'bogus'"),
         (["--seed", "-1"], "argument --seed:"),
         (["--target", "0"], "argument --target:"),
+        (["--target", "5000"], "argument --target: target must be an int from 1 to 1000, got 5000"),
+        (["--players", "3"], "argument --players: preset 'yorkshire' allows players in (4,), got 3"),
+        (["--rule", "x"], "argument --rule: 'x' must look like KEY=VALUE"),
+        (["--rule", "bogus=1"], "argument --rule: unknown option 'bogus'"),
+        (["--rule", "target=x"], "argument --rule: option target must be a whole number, got 'x'"),
+        (["--rule", "throw_in=maybe"], "argument --rule: option throw_in must be true or false, got 'maybe'"),
+        (["--rule", "low_cut_deals=true"], "argument --rule: option low_cut_deals only applies to a preset that cuts"),
+        (["--target", "5", "--rule", "target=6"], "argument --rule: rule option 'target' is given twice"),
+        (["--bot", "search:wrlds=3"], "argument --bot: unknown parameter 'wrlds' for agent 'search': valid are "
+                                      "worlds, time, exact, bid, value, playout, seats, seed; did you mean worlds?"),
     ],
     "serve": [
         (["--port", "0"], "argument --port: must be a TCP port from 1 to 65535"),
@@ -188,7 +212,7 @@ OPTIONS = {
              "--report", "--no-progress", "--ray-address"],
     "exploit": ["--bot", "--minutes", "--preset", "--config", "--matches", "--seed", "--workers", "--run-dir", "--json",
                 "--no-progress", "heuristic", "opp_latest=1"],
-    "play": ["--preset", "--players", "--seat", "--bot", "--seed", "--target"],
+    "play": ["--preset", "--players", "--seat", "--bot", "--seed", "--target", "--rule"],
     "serve": ["--host", "--port", "--bot", "--max-body-bytes", "--log-level"],
     "bot": ["--preset", "--bot", "--max-line-bytes"],
     "export": ["bot:yorkshire", "-o", "--output", "--preset", "--vectors", "--seed", "--dynamo", "--no-check"],

@@ -65,6 +65,15 @@ def test_quit_exits_0_input_ending_early_exits_1_and_bad_options_are_one_line_er
         assert msg in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, (args, proc.stderr)
 
 
+def test_rule_options_set_the_game():
+    """``--rule KEY=VALUE`` (repeatable) as ``allfours eval`` takes it: here a match to 2 points in which
+    a seat may throw in its hand."""
+    proc = run_play(["--preset", "seven_up", "--bot", "random", "--seed", "2", "--rule", "target=2", "--rule",
+                     "throw_in=true"], "1\n" * 2000)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "seven_up, 2 players, first to 2." in proc.stdout and "wins the match" in proc.stdout
+
+
 def test_parse_entry_accepts_numbers_codes_and_words_and_explains_bad_ones():
     legal = [STAND, BEG]
     assert parse_entry("2", legal) == BEG

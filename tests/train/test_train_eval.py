@@ -10,7 +10,7 @@ from allfours.agents.network import PolicyNet
 from allfours.cli.eval import main as eval_main
 from allfours.cli.train import main as train_main
 from allfours.train.config import TrainConfig, load_config, parse_overrides
-from allfours.train.rollout import VectorCollector
+from allfours.train.rollout import ScalarCollector
 from allfours.train.trainer import Trainer
 from allfours_env import GameState, make_rules
 
@@ -123,5 +123,5 @@ def test_the_collector_refuses_a_bad_scripted_opponent():
     """No silent fallback: a collector built without the config's check also refuses it."""
     net = PolicyNet(951, 57, [8])
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
-        VectorCollector(make_rules("seven_up"), net, num_envs=2, rollout_steps=2, shares=(0.5, 0, 0.5),
+        ScalarCollector(make_rules("seven_up"), net, num_envs=2, rollout_steps=2, shares=(0.5, 0, 0.5),
                         scripted_specs=["random", "nope"])
