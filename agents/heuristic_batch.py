@@ -23,6 +23,7 @@ import numpy as np
 from allfours_env.cards import ACE, ALL_CARDS, BEG, GAME_VALUE, GIVE_ONE, JACK, RUN_PACK, SIX, STAND, TEN, THROW_IN
 from allfours_env.engine import PLAY, STAND_OR_BEG
 from allfours_env.rules import Rules
+from allfours_env.tricks import TRICK_KEYS
 
 from .heuristic import _SIDE_WORTH, HeuristicAgent, trump_strength
 
@@ -228,13 +229,11 @@ class HeuristicBatch:
         self.role_rank = np.append(c_trump * 13 + c % 13, np.zeros((4, 1), np.int64), 1)
         # a side card worth saving: ruff low rather than discard it
         self.save = np.append(~c_trump & (_VAL[c % 13] >= t.duck_save), np.zeros((4, 1), bool), 1)
-        keys = np.full((4, 4, 53), -2)  # card_key by trump, led, card (-1: none, -2)
+        self.keys = np.full((4, 4, 53), -2)  # card_key by trump, led, card (-1: none, -2)
+        self.keys[:, :, :52] = TRICK_KEYS
         self.stake = np.zeros((4, 53), np.int64)  # a trick card's points, the trump jack +15
         for tr in range(4):
             self.stake[tr, :52] = _VAL[c % 13] + 15 * (c == tr * 13 + JACK)
-            for led in range(4):
-                keys[tr, led, :52] = np.where(c // 13 == tr, 100 + c % 13, np.where(c // 13 == led, c % 13, -1))
-        self.keys = keys
 
     # ------------------------------------------------------------------ the batch
     def actions(self, vec, rows) -> np.ndarray:

@@ -89,6 +89,7 @@ from .cards import (
     action_name,
     card_code,
 )
+from .deal import stock_layout
 from .engine import GIVE_OR_RUN, OVER, PHASE_NAMES, PLAY, STAND_OR_BEG, GameState, IllegalActionError
 from .observation import _PHASE_BIT, N_BITS, OBS_SIZE, PRESET_ORDER, VIEWS, _scale_floats
 from .rules import Rules, make_rules
@@ -231,21 +232,48 @@ class _Games:
                                   for o in range(n) for m in range(1 << n)], np.uint64)
         self.const_bits = U64(1 << (_OFF["players"] + n - 2) | 1 << (_OFF["preset"] + PRESET_ORDER.index(rules.preset))
                               | (rules.must_follow_suit | rules.throw_in << 1) << _OFF["flags"])
+        # one run of the pack (deal.stock_layout; seats from the eldest): a batch to each seat, then a turn-up
+        run = stock_layout(n, 0, 1)[1:]
+        self.run_len = len(run)  # the stock cards a run takes
+        self.run_batch = (len(run) - 1) // n  # the cards each seat gets
+        self.run_order = np.argsort(run[:-1], kind="stable")  # the batches' stock offsets, seat by seat
         z = np.zeros
-        for name in ("hands", "dealt", "hands0", "played", "won"):
-            setattr(self, name, z((num, n), U64))
+        # per seat (N, players): card masks, then suit bits and the card in the current trick (-1: none)
+        self.hands = z((num, n), U64)
+        self.dealt = z((num, n), U64)
+        self.hands0 = z((num, n), U64)
+        self.played = z((num, n), U64)
+        self.won = z((num, n), U64)
         self.voids = z((num, n), np.int64)
         self.trick = np.full((num, n), -1, np.int64)
+        # per game (N,) and (N, sides)
         self.stock = z((num, self.stock_len), np.int64)
-        for name in ("turnups", "thrown"):
-            setattr(self, name, z(num, U64))
-        for name in ("phase", "current", "dealer", "eldest", "trump", "led", "turnup", "first_proposed", "pending",
-                     "out", "stock_pos", "tricks", "runs", "redeals", "winner"):
-            setattr(self, name, z(num, np.int64))
-        for name in ("begged", "gave_one", "done", "new_deal"):
-            setattr(self, name, z(num, bool))
-        self.scores, self.hand_points = z((num, k), np.int64), z((num, k), np.int64)
-        self.seeds, self.matches, self.deals = z(num, U64), z(num, U64), z(num, U64)
+        self.turnups = z(num, U64)
+        self.thrown = z(num, U64)
+        self.phase = z(num, np.int64)
+        self.current = z(num, np.int64)
+        self.dealer = z(num, np.int64)
+        self.eldest = z(num, np.int64)
+        self.trump = z(num, np.int64)
+        self.led = z(num, np.int64)
+        self.turnup = z(num, np.int64)
+        self.first_proposed = z(num, np.int64)
+        self.pending = z(num, np.int64)
+        self.out = z(num, np.int64)
+        self.stock_pos = z(num, np.int64)
+        self.tricks = z(num, np.int64)
+        self.runs = z(num, np.int64)
+        self.redeals = z(num, np.int64)
+        self.winner = z(num, np.int64)
+        self.begged = z(num, bool)
+        self.gave_one = z(num, bool)
+        self.done = z(num, bool)
+        self.new_deal = z(num, bool)
+        self.scores = z((num, k), np.int64)
+        self.hand_points = z((num, k), np.int64)
+        self.seeds = z(num, U64)
+        self.matches = z(num, U64)
+        self.deals = z(num, U64)
         # the hands each step ended (at most two): see the module docstring's Infos
         self.res_n = z(num, np.int64)
         self.res = np.full((num, 2, 6 + 2 * k), -1, np.int32)  # columns: _NONE_FIELDS, jack_points, totals, points
@@ -380,7 +408,7 @@ class _Games:
         """Three more cards each from the eldest round, then a turn-up, until a new suit turns up."""
         n = self.n
         while r.size:
-            short = self.stock_len - self.stock_pos[r] < 3 * n + 1
+            short = self.stock_len - self.stock_pos[r] < self.run_len
             redeal = r[short]  # the pack ran out: the same dealer deals again; points stay
             if redeal.size:
                 self.redeals[redeal] += 1
@@ -388,12 +416,12 @@ class _Games:
                 r = r[~short]
             self.runs[r] += 1
             pos = self.stock_pos[r]
-            cards = self.stock[r[:, None], pos[:, None] + np.arange(3 * n)]
-            extra = np.bitwise_or.reduce(_shl(cards).reshape(r.size, n, 3), axis=2)
+            cards = self.stock[r[:, None], pos[:, None] + self.run_order]
+            extra = np.bitwise_or.reduce(_shl(cards).reshape(r.size, n, self.run_batch), axis=2)
             seats = r[:, None] * n + (self.eldest[r, None] + np.arange(n)) % n
             self.hands.reshape(-1)[seats] |= extra
             self.dealt.reshape(-1)[seats] |= extra
-            self.stock_pos[r] = pos + 3 * n
+            self.stock_pos[r] = pos + self.run_len - 1
             ends = self._turn_up(r)
             new_suit = self.turnup[r] // 13 != self.first_proposed[r]
             self.trump[r[new_suit]] = self.turnup[r[new_suit]] // 13

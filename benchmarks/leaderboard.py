@@ -37,7 +37,7 @@ import torch
 from allfours.agents.evaluation import eval_command, round_robin
 from allfours.agents.ray_eval import RayEvalError, connect
 from allfours.agents.registry import make_agent
-from allfours.cli.common import Parser, fail, positive_int, seed
+from allfours.arguments import Parser, fail, positive_int, seed
 
 PROG = "leaderboard.py"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmark.md"

@@ -23,7 +23,7 @@ import torch
 from allfours.agents.network import PolicyNet
 from allfours.train.config import load_config
 from allfours.train.ray_workers import RayCollector, require_ray
-from allfours.train.rollout import CollectParams, VectorCollector
+from allfours.train.rollout import CollectParams, ScalarCollector
 from allfours_env.rules import make_rules
 
 
@@ -45,7 +45,7 @@ def main(argv=None) -> int:
               scripted_specs=cfg.scripted_opponents, threads=cfg.rollout_threads)
     ray.init(num_cpus=sum(args.workers),  # every case's actors stay up
              include_dashboard=False, log_to_driver=False)
-    cases = {"local": VectorCollector(rules, net, **kw)}
+    cases = {"local": ScalarCollector(rules, net, **kw)}
     for w in args.workers:
         cases[f"ray x{w}"] = RayCollector(rules, net, workers=w, **kw)
     params = CollectParams(points_reward=cfg.points_reward)

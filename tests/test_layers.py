@@ -136,7 +136,33 @@ def test_imports_at_the_top():
     assert not bad, "imports belong at the top of the module (only optional heavy ones may wait):\n" + "\n".join(bad)
 
 
+EXPERIMENTAL = "allfours.agents.experimental"
+
+
+def test_no_stable_module_imports_the_experimental_players():
+    """Research players may import the stable modules, never the reverse: the registry builds an
+    ``experimental:<name>`` spec by loading the module by name when asked for one (as it loads ismcts)."""
+    bad = [f"{m}:{line} imports {name}" for m, p in MODULES.items() if m != EXPERIMENTAL
+           for name, line, _ in _imports(m, p) if _project(name) == EXPERIMENTAL]
+    assert not bad, f"only {EXPERIMENTAL} may hold research code; move what a stable module needs out of it:\n" + (
+        "\n".join(bad))
+
+
 @pytest.mark.parametrize("module", ["allfours_env.engine", "allfours.agents.search", "allfours.cli"])
 def test_the_parser_sees_the_layout(module):
     # guards the test itself: the modules it reasons about are the installed ones
     assert module in MODULES and _layer(module) is not None
+
+
+def test_scripts_use_the_library_not_the_command_lines_insides():
+    # benchmarks/ and examples/ are users of the package: they import its library modules (and
+    # allfours.arguments for their options), never a command's module
+    bad = []
+    for folder in ("benchmarks", "examples"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                bad += [f"{folder}/{path.name}:{node.lineno} imports {n}" for n in names
+                        if n == "allfours.cli" or n.startswith("allfours.cli.")]
+    assert not bad, "\n".join(bad)

@@ -1,10 +1,10 @@
-"""Self-play rollouts on the array engine: ``ArrayCollector`` steps ``allfours_env.vector.VectorEnv``.
+"""Self-play rollouts on the array engine: ``VectorCollector`` steps ``allfours_env.vector.VectorEnv``.
 
-The same collector as ``rollout.VectorCollector`` (buffers, opponents, links of each seat's
+The same collector as ``rollout.ScalarCollector`` (buffers, opponents, links of each seat's
 decisions, rewards, GAE: ``rollout.LockstepCollector``), with every game's rules, observations
 and masks computed for all games at once on NumPy arrays instead of one ``GameState`` at a time,
 and scripted opponents in their batched forms (``allfours.agents.batched``). The games differ
-from ``VectorCollector``'s (the array engine deals from its own per-game streams) but follow the
+from ``ScalarCollector``'s (the array engine deals from its own per-game streams) but follow the
 same distribution: tests/train/test_array_rollout.py compares hand scores, trick counts, legal-set
 sizes and the learner's samples of both.
 
@@ -12,7 +12,7 @@ Game slot g plays the matches of seed ``slot_seed(g)`` in ``VectorEnv``: match m
 ``VectorEnv(...).reset(seed=[slot_seed(g)], options={"matches": [m]})``. A checkpoint saves each
 slot's match number; a resumed run starts the next match of every slot.
 
-What it cannot do (the trainer then uses ``VectorCollector``, config ``engine: auto``): a
+What it cannot do (the trainer then uses ``ScalarCollector``, config ``engine: auto``): a
 privileged critic, scripted opponents without a batched form (search, the experimental agents),
 a record of every game's actions.
 """
@@ -28,10 +28,12 @@ from allfours.agents.symmetry import JIT_SUIT_ORDERS, SUIT_ORDERS, game_keys
 from allfours_env.rules import Rules
 from allfours_env.vector import VectorEnv, points_rewards
 
-from .rollout import LockstepCollector, VectorCollector, _as_state
+from .rollout import LockstepCollector, ScalarCollector, _as_state
 
 
-class ArrayCollector(LockstepCollector):
+class VectorCollector(LockstepCollector):
+    """Games as the rows of one ``VectorEnv`` (config ``engine: vector``); see the module docstring."""
+
     def __init__(self, rules: Rules, policy: PolicyNet, num_envs: int = 256, rollout_steps: int = 64,
                  seed: int = 0, shares=(1.0, 0.0, 0.0), scripted_specs=(), snapshot_slots: int = 2,
                  threads: int = 1, suit_jitter: bool = False):
@@ -83,7 +85,7 @@ class ArrayCollector(LockstepCollector):
 
     def load_state_dict(self, state: dict) -> None:
         """Continue from a checkpoint: each slot starts its next match. A run that collected with
-        ``VectorCollector`` before (its checkpoints hold Mersenne Twister states, not match numbers)
+        ``ScalarCollector`` before (its checkpoints hold Mersenne Twister states, not match numbers)
         goes on from match 0 of each slot's seed: games this run has never played."""
         slots = len(state["matches"] if state.get("engine") == "vector" else state["seeders"])
         if slots != self.B:
@@ -166,7 +168,7 @@ class ArrayCollector(LockstepCollector):
         over = np.flatnonzero(terminated)
         if not over.size:
             return
-        keep = 1.0 - equity_reward if self.equity is not None else 1.0  # as VectorCollector: see there
+        keep = 1.0 - equity_reward if self.equity is not None else 1.0  # as ScalarCollector: see there
         for g in over.tolist():
             seats = np.flatnonzero(self.roles[g] == 0)
             me = self.side_of[seats[0]] if seats.size else 0
@@ -193,11 +195,11 @@ def resolve_engine(engine: str, rules: Rules, policy: PolicyNet, *, record: bool
 
 
 def make_collector(rules: Rules, policy: PolicyNet, *, engine: str = "auto", record: bool = False, **kwargs):
-    """The in-process collector of ``engine`` (``resolve_engine``): ``ArrayCollector`` or ``VectorCollector``."""
+    """The in-process collector of ``engine`` (``resolve_engine``): ``VectorCollector`` or ``ScalarCollector``."""
     engine = resolve_engine(engine, rules, policy, record=record, shares=kwargs.get("shares", (1.0, 0.0, 0.0)),
                             scripted_specs=kwargs.get("scripted_specs", ()))
     if engine == "vector":
         if record:
             raise ValueError("the array engine keeps no record of the games: use engine: scalar")
-        return ArrayCollector(rules, policy, **kwargs)
-    return VectorCollector(rules, policy, record=record, **kwargs)
+        return VectorCollector(rules, policy, **kwargs)
+    return ScalarCollector(rules, policy, record=record, **kwargs)

@@ -3,12 +3,13 @@
     allfours train --config yorkshire --ray-address auto --workers 8
 
 ``RayCollector`` is the same ``Collector`` the learner already talks to. Each of the N actors
-runs a ``VectorCollector`` over its share of the ``num_envs`` games (so a rollout has the same
-size, and PPO the same hyperparameters, as a local run; raise ``num_envs`` to use a larger
-cluster). Per rollout the learner puts the weights (and the frozen opponents) into Ray's object
-store once and passes the reference to every actor; each actor returns its samples as numpy
-arrays, which travel through the object store too. While the learner updates on rollout k the
-actors already collect rollout k+1, as with the local worker process.
+runs a collector (``array_rollout.make_collector``, on the engine the trainer chose) over its
+share of the ``num_envs`` games (so a rollout has the same size, and PPO the same
+hyperparameters, as a local run; raise ``num_envs`` to use a larger cluster). Per rollout the
+learner puts the weights (and the frozen opponents) into Ray's object store once and passes the
+reference to every actor; each actor returns its samples as numpy arrays, which travel through
+the object store too. While the learner updates on rollout k the actors already collect rollout
+k+1, as with the local worker process.
 
 An actor that dies (its node lost, its process killed) is replaced by a new one with fresh game
 seeds, which collects that actor's share again; the run goes on and the restart is counted
@@ -34,7 +35,7 @@ MAX_RETRIES = 3  # replacements of one actor within one rollout before the run g
 
 
 class RolloutWorker:
-    """One actor: a ``VectorCollector`` over its slice of the games (made remote by ``RayCollector``)."""
+    """One actor: a collector (``worker_collector``) over its slice of the games (made remote by ``RayCollector``)."""
 
     def __init__(self, rules_dict: dict, arch: dict, bf16: bool, kwargs: dict):
         self.col = worker_collector(rules_dict, arch, bf16, kwargs)
@@ -70,7 +71,7 @@ def split(total: int, parts: int) -> list[int]:
 
 
 class RayCollector(Collector):
-    """``VectorCollector``s in Ray actors; ``start()``/``wait()`` overlap collection with the update."""
+    """Collectors in Ray actors; ``start()``/``wait()`` overlap collection with the update."""
 
     asynchronous = True
 

@@ -2,10 +2,11 @@
 
 ``Collector`` is the small interface the learner talks to: give it policy weights and the
 opponents to use, ask for a ``Rollout`` (plain numpy arrays with advantages and returns already
-computed), save and restore its random state. ``VectorCollector`` runs in-process; a worker on
-another process or machine only has to implement the same four methods and ship ``Rollout``s.
+computed), save and restore its random state. ``ScalarCollector`` (here) and ``VectorCollector``
+(array_rollout.py) run in-process; a worker on another process or machine only has to implement
+the same four methods and ship ``Rollout``s.
 
-How one lockstep step works (``VectorCollector._step``):
+How one lockstep step works (``ScalarCollector._step``):
   1. every game's player to move is encoded into one preallocated (B, OBS) array, its legal
      actions into a (B, 57) bool mask;
   2. one forward of the learner over all B rows, plus one per active frozen snapshot over the
@@ -66,7 +67,7 @@ class CollectParams:
     gamma: float = 1.0
     gae_lambda: float = 0.95
     hand_lambda: float = 1.0  # extra factor on the GAE trace across the end of a hand (0: cut it there)
-    equity_reward: float = 0.0  # weight w of match-equity shaping (potential-based; see VectorCollector)
+    equity_reward: float = 0.0  # weight w of match-equity shaping (potential-based; see ScalarCollector)
 
 
 class Collector(ABC):
@@ -104,7 +105,7 @@ def make_scripted(specs, rules: Rules, seed: int) -> list:
 class LockstepCollector(Collector):
     """What both engines' collectors share: the sample buffers, the opponents, one policy step over
     every game, the links and rewards of each seat's decisions, GAE and the returned samples.
-    ``VectorCollector`` steps ``GameState`` objects; ``ArrayCollector`` (array_rollout.py) the
+    ``ScalarCollector`` steps ``GameState`` objects; ``VectorCollector`` (array_rollout.py) the
     array engine ``allfours_env.vector.VectorEnv``."""
 
     def __init__(self, rules: Rules, policy: PolicyNet, num_envs: int = 256, rollout_steps: int = 64,
@@ -329,10 +330,10 @@ class LockstepCollector(Collector):
         return Rollout(**taken, returns=returns, decisions=decisions, stats=stats)
 
 
-class VectorCollector(LockstepCollector):
-    """Games as ``GameState`` objects: any scripted opponent, the privileged critic, a record of
-    every game (``record=True``: (seed, actions) per slot, to replay in the AEC env). Slot g's
-    matches are ``env.reset(seed=slot_seed(g))`` then ``reset()``."""
+class ScalarCollector(LockstepCollector):
+    """Games as ``GameState`` objects (config ``engine: scalar``): any scripted opponent, the
+    privileged critic, a record of every game (``record=True``: (seed, actions) per slot, to replay
+    in the AEC env). Slot g's matches are ``env.reset(seed=slot_seed(g))`` then ``reset()``."""
 
     def __init__(self, rules: Rules, policy: PolicyNet, num_envs: int = 256, rollout_steps: int = 64,
                  seed: int = 0, shares=(1.0, 0.0, 0.0), scripted_specs=(), snapshot_slots: int = 2,

@@ -21,19 +21,18 @@ import math
 import os
 import random
 import re
-import signal
 import sys
-import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from tqdm import tqdm
 
-from allfours.agents.checkpoint import atomic_save, checkpoints_dir, code_version, load_checkpoint, metadata
+from allfours.agents.checkpoint import atomic_save, code_version, load_checkpoint, metadata
 from allfours.agents.evaluation import eval_command, evaluate_agent
 from allfours.agents.network import PolicyNet
-from allfours.agents.neural import NeuralAgent
+from allfours.agents.neural import NeuralAgent, checkpoint_path
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 from allfours_env.rules import make_rules
@@ -42,82 +41,13 @@ from .array_rollout import make_collector, resolve_engine
 from .config import TrainConfig, save_config
 from .ppo import ppo_update
 from .ray_workers import RayCollector
-from .rollout import KIND_NAMES, CollectParams
+from .rollout import KIND_NAMES, CollectParams, Rollout
+from .stopping import RunStop
 from .workers import ProcessCollector
 
 SNAPSHOT_FORMAT = "allfours-ppo-snapshot"
 LEARNER = "learner"  # the network under training, in evaluation rows
-
-
-STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, n))
 SLOW_SAVE_ENV = "ALLFOURS_TEST_SLOW_SAVE"  # seconds the stop save waits first: lets tests signal during it
-
-
-class Abandon(BaseException):
-    """Raised by a stop signal inside ``RunStop.abandonable``: the work there is dropped."""
-
-
-class RunStop:
-    """SIGTERM, SIGINT and SIGHUP ask a training run to stop; a context manager installing the handlers.
-
-    The handler never raises into the learner's own work (an update half done, a pipe to a worker
-    half read, a checkpoint half written) except inside ``abandonable`` (an evaluation), where
-    nothing is lost by dropping it. ``signum`` is the first signal, ``count`` all of them,
-    ``during_save`` the further ones that came while ``saving``. Outside the main thread it installs nothing
-    (Python allows handlers only there) and ``train`` stops at its budget alone.
-    """
-
-    def __init__(self):
-        self.signum: int | None = None
-        self.count = 0
-        self.during_save = 0
-        self.saving = False
-        self._abandon = False
-        self._previous: dict = {}
-
-    @property
-    def requested(self) -> bool:
-        return self.signum is not None
-
-    @property
-    def name(self) -> str | None:
-        return None if self.signum is None else signal.Signals(self.signum).name
-
-    def request(self, signum: int = signal.SIGTERM) -> None:
-        """What a signal does (also for a caller that wants to stop the run from its own code)."""
-        self.count += 1
-        if self.saving and self.signum is not None:  # a further signal (the first may land in a periodic save)
-            self.during_save += 1
-        self.signum = signum if self.signum is None else self.signum
-        if self._abandon:
-            self._abandon = False
-            raise Abandon
-
-    def abandonable(self, fn, *args, **kwargs):
-        """``fn(*args, **kwargs)``, or None if a stop was asked before or while it ran."""
-        try:  # every way out clears the flag before leaving the try: a signal there is caught here
-            self._abandon = True
-            if self.requested:
-                self._abandon = False
-                return None
-            out = fn(*args, **kwargs)
-            self._abandon = False
-            return out
-        except Abandon:
-            return None
-        except BaseException:
-            self._abandon = False
-            raise
-
-    def __enter__(self) -> RunStop:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = {s: signal.signal(s, lambda signum, frame: self.request(signum)) for s in STOP_SIGNALS}
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for s, handler in self._previous.items():
-            signal.signal(s, signal.SIG_DFL if handler is None else handler)
-        self._previous = {}
 
 
 class SnapshotPool:
@@ -173,6 +103,21 @@ class SnapshotPool:
         self._doomed = []
 
 
+@dataclass
+class Session:
+    """One call of ``Trainer.train``: when it began, the progress it began from, the last checkpoint."""
+
+    wall: float  # time.time() at the start
+    base_seconds: float  # train_seconds of the runs before (a resumed run's budget counts them)
+    base_steps: int
+    last_checkpoint: float
+
+    @classmethod
+    def now(cls, progress: dict) -> Session:
+        t = time.time()
+        return cls(wall=t, base_seconds=progress["train_seconds"], base_steps=progress["steps"], last_checkpoint=t)
+
+
 class Trainer:
     def __init__(self, cfg: TrainConfig, run_dir: str | Path, *, checkpoint: dict | None = None):
         cfg.validate()
@@ -209,6 +154,7 @@ class Trainer:
         self.best_score = -math.inf
         self.last_eval: dict = {}
         self.resumed = checkpoint is not None
+        self.session: Session | None = None  # set by train()
         try:
             if checkpoint is not None:
                 self._restore(checkpoint)
@@ -227,12 +173,7 @@ class Trainer:
 
     def _init_weights(self, source: str) -> None:
         """Warm start: the model weights of another run or shipped bot (any preset; same network)."""
-        if source.startswith("bot:"):
-            path = checkpoints_dir() / f"{source[4:]}.pt"
-        else:
-            path = Path(source)
-            if path.is_dir():  # its best evaluated weights; a run never evaluated has only latest.pt
-                path = path / "best.pt" if (path / "best.pt").exists() else path / "latest.pt"
+        path = checkpoint_path(source)
         ck = load_checkpoint(path)
         if ck["arch"] != self.net.arch():
             raise ValueError(f"init_from {source!r}: its network {ck['arch']} does not match the config's "
@@ -363,85 +304,144 @@ class Trainer:
         if stop is None:
             with RunStop() as own:
                 return self.train(log, own)
-        from torch.utils.tensorboard import SummaryWriter  # tensorboard: only a training loop writes
-
-        cfg, p = self.cfg, self.progress
-        writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=p["steps"] if self.resumed else None)
-        if not self.resumed:
-            lines = [f"    {k}: {v}" + (f" ({self.engine})" if k == "engine" else "") for k, v in cfg.to_dict().items()]
-            writer.add_text("config", "\n".join(lines), 0)
+        writer = self._writer()
         bar = self._progress_bar()
-        t_wall = time.time()
-        base_seconds, base_steps = p["train_seconds"], p["steps"]
-        last_ckpt = time.time()
+        self.session = Session.now(self.progress)
         try:
             while not self.budget_done() and not stop.requested:
-                frac = self.fraction()
-                lr = cfg.lr + (cfg.lr_final - cfg.lr) * frac
-                ent_coef = cfg.ent_coef + (cfg.ent_coef_final - cfg.ent_coef) * frac
-                points = cfg.points_reward + (cfg.points_reward_final - cfg.points_reward) * frac
-                for group in self.opt.param_groups:
-                    group["lr"] = lr
-                t0 = time.perf_counter()
-                params = CollectParams(points_reward=points, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
-                                       hand_lambda=cfg.hand_lambda, equity_reward=cfg.equity_reward)
-                ro = self._next_rollout(params)
-                t1 = time.perf_counter()
-                torch.set_num_threads(cfg.torch_threads)
-                st = ppo_update(self.net, self.opt, ro, epochs=cfg.update_epochs, minibatch_size=cfg.minibatch_size,
-                                clip_coef=cfg.clip_coef, ent_coef=ent_coef, vf_coef=cfg.vf_coef,
-                                max_grad_norm=cfg.max_grad_norm, clip_vloss=cfg.clip_vloss, norm_adv=cfg.norm_adv,
-                                target_kl=cfg.target_kl, generator=self.gen)
-                t2 = time.perf_counter()
-                p["steps"] += ro.decisions
-                p["samples"] += len(ro.actions)
-                p["updates"] += 1
-                p["matches"] += ro.stats["matches"]
-                if p["updates"] % cfg.snapshot_every == 0 and cfg.opp_snapshot > 0:
-                    self.pool.add(f"u{p['updates']}", self.net.state_dict(), self.rng)
-                sps = ro.decisions / (t2 - t0)
-                if p["updates"] % cfg.log_every_updates == 0:
-                    self._log(writer, st, ro, lr, ent_coef, points, sps, t1 - t0, t2 - t1)
-                # Evaluate on schedule (by training time) and keep the best.
-                p["train_seconds"] = base_seconds + time.time() - t_wall
-                best = False
-                interval = 60 * cfg.eval_every_minutes
-                due = interval > 0 and p["train_seconds"] >= p.get("next_eval_seconds", interval)
-                if due or (self.budget_done() and interval > 0):
-                    k = p["evals"] + 1
-                    with_search = cfg.search_eval_every > 0 and k % cfg.search_eval_every == 0
-                    te = time.perf_counter()
-                    results = stop.abandonable(self.play_evaluation, with_search)
-                    if results is not None:  # else stopped during it: a resumed run evaluates at once
-                        self.record_evaluation(results, writer)
-                        p["next_eval_seconds"] = (p["train_seconds"] // interval + 1) * interval
-                        p["last_eval_seconds"] = time.perf_counter() - te
-                        score = self._score(results)
-                        if score is not None and score > self.best_score:
-                            self.best_score, best = score, True
-                        bar.write(self._eval_line(results))
-                p["train_seconds"] = base_seconds + time.time() - t_wall
-                every_updates = cfg.checkpoint_every_updates > 0 and p["updates"] % cfg.checkpoint_every_updates == 0
-                every_minutes = (cfg.checkpoint_every_minutes > 0
-                                 and time.time() - last_ckpt >= 60 * cfg.checkpoint_every_minutes)
-                if best or every_updates or every_minutes or self.budget_done() or self.milestones_due():
-                    self._save(stop, best)
-                    last_ckpt = time.time()
-                rate = (p["steps"] - base_steps) / max(time.time() - t_wall, 1e-9)
-                bar.set_description_str(self.progress_text(sps, rate, ro), refresh=False)
-                bar.n = round(1000 * self.fraction()) if bar.total else 0
-                bar.refresh()
+                lr, ent_coef, points = self._schedules()
+                ro, collect_s = self._collect(points)
+                losses, update_s = self._update(ro, lr, ent_coef)
+                self._count(ro)
+                self._maybe_snapshot()
+                sps = ro.decisions / (collect_s + update_s)  # decisions per second through collection + update
+                if self.progress["updates"] % self.cfg.log_every_updates == 0:
+                    self._log(writer, losses, ro, lr, ent_coef, points, sps, collect_s, update_s)
+                best = self._maybe_evaluate(stop, writer, bar)
+                self._maybe_checkpoint(stop, best)
+                self._show_progress(bar, sps, ro)
             if stop.requested:
-                p["train_seconds"] = base_seconds + time.time() - t_wall
-                bar.write(f"stopping ({stop.name}): saving {self.run_dir / 'latest.pt'}; a further signal "
-                          "cannot interrupt the save", file=sys.stderr)
-                self._save(stop, best=False, delay=float(os.environ.get(SLOW_SAVE_ENV) or 0))
+                self._save_on_stop(stop, bar)
         finally:
             bar.close()
             writer.flush()
             writer.close()
+        return self._summary(stop)
+
+    def _writer(self):
+        """The TensorBoard writer of the run (a resumed run's later steps are dropped); a new run's
+        config goes in as text."""
+        from torch.utils.tensorboard import SummaryWriter  # tensorboard: only a training loop writes
+
+        writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.progress["steps"] if self.resumed else None)
+        if not self.resumed:
+            lines = [f"    {k}: {v}" + (f" ({self.engine})" if k == "engine" else "")
+                     for k, v in self.cfg.to_dict().items()]
+            writer.add_text("config", "\n".join(lines), 0)
+        return writer
+
+    def _schedules(self) -> tuple[float, float, float]:
+        """(learning rate, entropy coefficient, points shaping) now: each moves linearly from its start
+        to its final value over the budget (``fraction``)."""
+        cfg, frac = self.cfg, self.fraction()
+        return (cfg.lr + (cfg.lr_final - cfg.lr) * frac,
+                cfg.ent_coef + (cfg.ent_coef_final - cfg.ent_coef) * frac,
+                cfg.points_reward + (cfg.points_reward_final - cfg.points_reward) * frac)
+
+    def _collect(self, points: float) -> tuple[Rollout, float]:
+        """The next rollout (``_next_rollout``) and the seconds it took."""
+        cfg = self.cfg
+        t0 = time.perf_counter()
+        params = CollectParams(points_reward=points, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
+                               hand_lambda=cfg.hand_lambda, equity_reward=cfg.equity_reward)
+        ro = self._next_rollout(params)
+        return ro, time.perf_counter() - t0
+
+    def _update(self, ro: Rollout, lr: float, ent_coef: float) -> tuple[dict, float]:
+        """The PPO update on ``ro`` at learning rate ``lr``: its statistics and the seconds it took."""
+        cfg = self.cfg
+        for group in self.opt.param_groups:
+            group["lr"] = lr
+        t0 = time.perf_counter()
+        torch.set_num_threads(cfg.torch_threads)
+        losses = ppo_update(self.net, self.opt, ro, epochs=cfg.update_epochs, minibatch_size=cfg.minibatch_size,
+                            clip_coef=cfg.clip_coef, ent_coef=ent_coef, vf_coef=cfg.vf_coef,
+                            max_grad_norm=cfg.max_grad_norm, clip_vloss=cfg.clip_vloss, norm_adv=cfg.norm_adv,
+                            target_kl=cfg.target_kl, generator=self.gen)
+        return losses, time.perf_counter() - t0
+
+    def _count(self, ro: Rollout) -> None:
+        p = self.progress
+        p["steps"] += ro.decisions
+        p["samples"] += len(ro.actions)
+        p["updates"] += 1
+        p["matches"] += ro.stats["matches"]
+
+    def _maybe_snapshot(self) -> None:
+        """Every ``snapshot_every`` updates the weights join the opponent pool (if it plays)."""
+        p, cfg = self.progress, self.cfg
+        if p["updates"] % cfg.snapshot_every == 0 and cfg.opp_snapshot > 0:
+            self.pool.add(f"u{p['updates']}", self.net.state_dict(), self.rng)
+
+    def _tick(self) -> None:
+        """``train_seconds`` up to now: the resumed runs' time and this session's."""
+        s = self.session
+        self.progress["train_seconds"] = s.base_seconds + time.time() - s.wall
+
+    def _maybe_evaluate(self, stop: RunStop, writer, bar) -> bool:
+        """Evaluate on schedule (by training time) and at the end of the budget; True if the result is
+        the best yet. A stop during the evaluation drops it: a resumed run evaluates at once."""
+        cfg, p = self.cfg, self.progress
+        self._tick()
+        interval = 60 * cfg.eval_every_minutes
+        due = interval > 0 and p["train_seconds"] >= p.get("next_eval_seconds", interval)
+        if not (due or (self.budget_done() and interval > 0)):
+            return False
+        k = p["evals"] + 1
+        with_search = cfg.search_eval_every > 0 and k % cfg.search_eval_every == 0
+        te = time.perf_counter()
+        results = stop.abandonable(self.play_evaluation, with_search)
+        if results is None:
+            return False
+        self.record_evaluation(results, writer)
+        p["next_eval_seconds"] = (p["train_seconds"] // interval + 1) * interval
+        p["last_eval_seconds"] = time.perf_counter() - te
+        score = self._score(results)
+        best = score is not None and score > self.best_score
+        if best:
+            self.best_score = score
+        bar.write(self._eval_line(results))
+        return best
+
+    def _maybe_checkpoint(self, stop: RunStop, best: bool) -> None:
+        """``latest.pt`` (and ``best.pt`` after a best evaluation) every ``checkpoint_every_updates``
+        or ``checkpoint_every_minutes``, at the end of the budget and when a ``keep_at_steps``
+        milestone is passed (``milestones_due``)."""
+        cfg, p, s = self.cfg, self.progress, self.session
+        self._tick()
+        every_updates = cfg.checkpoint_every_updates > 0 and p["updates"] % cfg.checkpoint_every_updates == 0
+        every_minutes = (cfg.checkpoint_every_minutes > 0
+                         and time.time() - s.last_checkpoint >= 60 * cfg.checkpoint_every_minutes)
+        if best or every_updates or every_minutes or self.budget_done() or self.milestones_due():
+            self._save(stop, best)
+            s.last_checkpoint = time.time()
+
+    def _show_progress(self, bar: tqdm, sps: float, ro: Rollout) -> None:
+        s = self.session
+        rate = (self.progress["steps"] - s.base_steps) / max(time.time() - s.wall, 1e-9)
+        bar.set_description_str(self.progress_text(sps, rate, ro), refresh=False)
+        bar.n = round(1000 * self.fraction()) if bar.total else 0
+        bar.refresh()
+
+    def _save_on_stop(self, stop: RunStop, bar: tqdm) -> None:
+        self._tick()
+        bar.write(f"stopping ({stop.name}): saving {self.run_dir / 'latest.pt'}; a further signal "
+                  "cannot interrupt the save", file=sys.stderr)
+        self._save(stop, best=False, delay=float(os.environ.get(SLOW_SAVE_ENV) or 0))
+
+    def _summary(self, stop: RunStop) -> dict:
         return {"run_dir": str(self.run_dir), "interrupted": stop.requested, "stopped_by": stop.name,
-                "signals_during_save": stop.during_save, **p, "best_score": self.best_score,
+                "signals_during_save": stop.during_save, **self.progress, "best_score": self.best_score,
                 "last_eval": self.last_eval}
 
     def _save(self, stop: RunStop, best: bool, delay: float = 0.0) -> None:

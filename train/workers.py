@@ -34,8 +34,9 @@ from allfours_env.rules import make_rules
 
 from .array_rollout import make_collector
 from .rollout import Collector, CollectParams, Rollout
+from .stopping import STOP_SIGNALS
 
-WORKER_IGNORES = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+WORKER_IGNORES = STOP_SIGNALS  # every stop signal is the learner's to handle (see the module docstring)
 
 
 def _layout(rows: int, privileged: bool) -> dict:

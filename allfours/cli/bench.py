@@ -11,55 +11,15 @@ loop as the peer, alternating with each case's runs; each figure is the median o
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
-import time
 
-import numpy as np
-
-from allfours_env.engine import GameState
+from allfours.agents.speed import aec_rate, engine_rate
 from allfours_env.env import env as make_env
-from allfours_env.rules import make_rules
 
 from .common import Parser, help_text, positive_float, positive_int
 
 CASES = (("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
          ("seven_up", {}))
-
-
-def aec_rate(factory, seconds: float, seed: int = 0) -> float:
-    """Decisions/s of random legal play through an AEC env, an observation per decision."""
-    e = factory()
-    rng = np.random.default_rng(seed)
-    decisions, episode = 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        e.reset(seed=seed + episode)
-        episode += 1
-        for _agent in e.agent_iter():
-            obs, _reward, term, trunc, _info = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            e.step(int(legal[rng.integers(len(legal))]))
-            decisions += 1
-    return decisions / (time.perf_counter() - start)
-
-
-def engine_rate(preset: str, options: dict, seconds: float, seed: int = 0) -> float:
-    """Decisions/s of random legal play on the raw engine."""
-    rules = make_rules(preset, **options)
-    rng = random.Random(seed)
-    decisions, match = 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        s = GameState.new(rules, seed=seed + match)
-        match += 1
-        while not s.done:
-            s.apply(rng.choice(s.legal_actions()))
-            decisions += 1
-    return decisions / (time.perf_counter() - start)
 
 
 def main(argv: list[str] | None = None) -> int:

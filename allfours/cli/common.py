@@ -1,8 +1,5 @@
-"""What every ``allfours`` command shares: one-line errors, exit status 2, and argument types.
-
-A bad argument gets one line on stderr, ``allfours CMD: error: argument --x: <what is wrong>``,
-and exit status 2, whichever command it is and whether argparse or the command found it; the
-same mistake is worded the same way everywhere (the types below).
+"""What every ``allfours`` command shares: one-line errors and exit status 2 (``allfours.arguments``,
+re-exported here), and how a command stopped by a signal exits.
 
 A long command stopped by a signal (``stop_signals``) exits with 128 + the signal's number: 130
 for Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP, as a shell reports a process it killed.
@@ -10,59 +7,24 @@ for Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP, as a shell reports a proce
 
 from __future__ import annotations
 
-import argparse
-import os
 import signal
-import sys
-import textwrap
-import threading
-from pathlib import Path
 
-from allfours_env.rules import PRESETS
-
-USAGE_ERROR = 2
-
-
-class UsageError(Exception):
-    """A bad argument found after parsing: ``argument`` names it, the message says what is allowed."""
-
-    def __init__(self, message: str, argument: str | None = None):
-        super().__init__(f"argument {argument}: {message}" if argument else message)
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (no usage dump) and exit status 2."""
-
-    def error(self, message: str):  # noqa: D401 (argparse's signature)
-        message = " ".join(message.split())  # an argument holding a newline stays on the line
-        self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def help_text(doc: str, prog: str) -> tuple[str, str]:
-    """A command's module docstring as plain text for ``--help``: (description, epilog). The
-    ``literal`` marks go, the command's name before the summary too; prose is wrapped to 79 columns
-    and the indented example lines are kept as they are (use with RawDescriptionHelpFormatter)."""
-    paragraphs = [para.replace("``", "") for para in doc.strip().split("\n\n")]
-    summary = paragraphs[0].removeprefix(f"{prog}: ")
-    out = [para if para.startswith("    ") else textwrap.fill(" ".join(para.split()), 79) for para in paragraphs[1:]]
-    return summary[:1].upper() + summary[1:], ("examples:\n" + "\n\n".join(out)) if out else None
-
-
-def fail(prog: str, message: str, status: int = USAGE_ERROR) -> int:
-    """Print ``prog: error: message`` as one line on stderr; return the exit status."""
-    print(f"{prog}: error: {' '.join(str(message).split())}", file=sys.stderr)
-    return status
-
-
-STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
-
-
-class Stopped(KeyboardInterrupt):
-    """Raised in the main thread by the first stop signal inside ``stop_signals``."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
+from allfours.arguments import (  # noqa: F401 (the commands' argument types, re-exported)
+    USAGE_ERROR,
+    Parser,
+    UsageError,
+    fail,
+    help_text,
+    input_file,
+    nonnegative_int,
+    output_file,
+    port,
+    positive_float,
+    positive_int,
+    preset,
+    seed,
+)
+from allfours.train.stopping import RunStop, Stopped  # noqa: F401 (Stopped: what the commands catch)
 
 
 def signal_name(signum: int) -> str:
@@ -74,105 +36,11 @@ def exit_status(signum: int) -> int:
     return 128 + int(signum)
 
 
-class stop_signals:  # noqa: N801 (used as a context manager, like contextlib's)
+class stop_signals(RunStop):  # noqa: N801 (used as a context manager, like contextlib's)
     """While inside, SIGINT, SIGTERM and SIGHUP raise ``Stopped`` (a KeyboardInterrupt) in the main
     thread, once; later signals, and any after ``disarm()`` (once the work is done), are ignored,
-    so writing out what was finished is not interrupted in turn."""
+    so writing out what was finished is not interrupted in turn: the training run's handler
+    (``allfours.train.stopping.RunStop``) with ``interrupt=True``."""
 
     def __init__(self):
-        self.armed, self.signum, self._previous = True, None, {}
-
-    def _handle(self, signum, frame):
-        if self.signum is None:
-            self.signum = signum
-            if self.armed:
-                raise Stopped(signum)
-
-    def disarm(self) -> None:
-        self.armed = False
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            self._previous = {s: signal.signal(s, self._handle) for s in STOP_SIGNALS}
-        return self
-
-    def __exit__(self, *exc):
-        for s, handler in self._previous.items():
-            signal.signal(s, signal.SIG_DFL if handler is None else handler)
-        self._previous = {}
-
-
-def positive_int(text: str) -> int:
-    value = _int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, got {text!r}")
-    return value
-
-
-def nonnegative_int(text: str) -> int:
-    value = _int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a whole number of 0 or more, got {text!r}")
-    return value
-
-
-def seed(text: str) -> int:
-    value = _int(text)
-    if not 0 <= value < 2 ** 63:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2**63-1, got {text!r}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
-    return value
-
-
-def port(text: str) -> int:
-    value = _int(text)
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a TCP port from 1 to 65535, got {text!r}")
-    return value
-
-
-def preset(text: str) -> str:
-    if text not in PRESETS:
-        raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(sorted(PRESETS))}")
-    return text
-
-
-def output_file(text: str) -> Path:
-    """A file the command may write: its folder exists and is writable (checked before any work)."""
-    path = Path(text)
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
-    if not folder.is_dir():
-        raise argparse.ArgumentTypeError(f"cannot write {text!r}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise argparse.ArgumentTypeError(f"cannot write {text!r}: permission denied")
-    return path
-
-
-def input_file(text: str) -> Path:
-    """A file the command reads: it exists and is a file."""
-    path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"file {text!r} does not exist")
-    if not os.access(path, os.R_OK):
-        raise argparse.ArgumentTypeError(f"cannot read {text!r}: permission denied")
-    return path
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        super().__init__(interrupt=True)

@@ -23,7 +23,8 @@ from pathlib import Path
 import yaml
 
 from allfours.train.config import config_names, load_config, parse_overrides
-from allfours.train.trainer import RunStop, Trainer
+from allfours.train.stopping import RunStop
+from allfours.train.trainer import Trainer
 
 from .common import Parser, UsageError, fail, positive_int, preset
 from .output import logged_output

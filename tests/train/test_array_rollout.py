@@ -3,7 +3,7 @@ GameState collector collects.
 
 Two checks. Exact: a GameState collector whose games are dealt by the array engine's generator
 (tests/helpers.py ``reference``) gives, rollout after rollout, the very same samples as
-``ArrayCollector`` (observations, masks, actions, log-probabilities, values, advantages) with the
+``VectorCollector`` (observations, masks, actions, log-probabilities, values, advantages) with the
 default opponent mix (self-play, frozen snapshots, the scripted heuristic in its batched form).
 In distribution: with their own deals, both collectors' games have the same statistics (legal-set
 sizes, tricks and pack runs at each decision, points and awards per hand, hands per match).
@@ -15,17 +15,17 @@ import torch
 from helpers import reference
 
 from allfours.agents.network import PolicyNet
-from allfours.train.array_rollout import ArrayCollector, make_collector, resolve_engine
+from allfours.train.array_rollout import VectorCollector, make_collector, resolve_engine
 from allfours.train.config import load_config
-from allfours.train.rollout import CollectParams, VectorCollector
+from allfours.train.rollout import CollectParams, ScalarCollector
 from allfours_env.observation import OBS_SIZE, VIEWS
 from allfours_env.rules import make_rules
 
 MIX = dict(shares=(0.45, 0.15, 0.4), scripted_specs=["heuristic"])
 
 
-class TwinCollector(VectorCollector):
-    """``VectorCollector`` with slot g's match m dealt as the array engine deals it."""
+class TwinCollector(ScalarCollector):
+    """``ScalarCollector`` with slot g's match m dealt as the array engine deals it."""
 
     def _new_game(self, g: int) -> None:
         if not hasattr(self, "match_no"):
@@ -52,7 +52,7 @@ def net_for(seed=0, canonical=True, **kw):
 def test_array_collector_gives_the_gamestate_collectors_samples(preset, options, jitter, canonical):
     rules = make_rules(preset, **options)
     kw = dict(num_envs=24, rollout_steps=40, seed=5, suit_jitter=jitter, **MIX)
-    a, b = (cls(rules, net_for(canonical=canonical), **kw) for cls in (ArrayCollector, TwinCollector))
+    a, b = (cls(rules, net_for(canonical=canonical), **kw) for cls in (VectorCollector, TwinCollector))
     snap = net_for(1, canonical=canonical).state_dict()
     for c in (a, b):
         c.set_opponents([("u1", snap)])
@@ -72,7 +72,7 @@ def test_array_collector_gives_the_gamestate_collectors_samples(preset, options,
 def test_equity_shaping_is_credited_alike():
     rules = make_rules("seven_up")
     kw = dict(num_envs=16, rollout_steps=60, seed=2, **MIX)
-    a, b = ArrayCollector(rules, net_for(), **kw), TwinCollector(rules, net_for(), **kw)
+    a, b = VectorCollector(rules, net_for(), **kw), TwinCollector(rules, net_for(), **kw)
     params = CollectParams(equity_reward=0.5)
     for _ in range(2):
         ra, rb = a.collect(params), b.collect(params)
@@ -143,7 +143,7 @@ def hist_close(x, y, what, tol=0.03):
 def test_games_have_the_same_statistics_with_their_own_deals(preset):
     rules = make_rules(preset)
     kw = dict(num_envs=128, rollout_steps=48, seed=11, **MIX)
-    a, b = ArrayCollector(rules, net_for(), **kw), VectorCollector(rules, net_for(), **kw)
+    a, b = VectorCollector(rules, net_for(), **kw), ScalarCollector(rules, net_for(), **kw)
     got = {}
     for name, c, harvest in (("array", a, harvest_array), ("scalar", b, harvest_scalar)):
         hands, matches = harvest(c)
@@ -171,12 +171,12 @@ def test_engine_choice_and_refusals():
     assert resolve_engine("auto", rules, net, shares=(0.5, 0, 0.5), scripted_specs=["search"]) == "scalar"
     assert resolve_engine("auto", rules, net, shares=(1, 0, 0), scripted_specs=["search"]) == "vector"
     assert resolve_engine("auto", rules, net_for(privileged=8)) == "scalar"
-    assert isinstance(make_collector(rules, net, num_envs=2, rollout_steps=2), ArrayCollector)
-    assert isinstance(make_collector(rules, net, record=True, num_envs=2, rollout_steps=2), VectorCollector)
+    assert isinstance(make_collector(rules, net, num_envs=2, rollout_steps=2), VectorCollector)
+    assert isinstance(make_collector(rules, net, record=True, num_envs=2, rollout_steps=2), ScalarCollector)
     with pytest.raises(ValueError, match="engine must be"):
         resolve_engine("gpu", rules, net)
     with pytest.raises(ValueError, match="no batched form"):
-        ArrayCollector(rules, net, num_envs=2, rollout_steps=2, shares=(0.5, 0, 0.5), scripted_specs=["search"])
+        VectorCollector(rules, net, num_envs=2, rollout_steps=2, shares=(0.5, 0, 0.5), scripted_specs=["search"])
     with pytest.raises(ValueError, match="engine vector: scripted opponent"):
         load_config("yorkshire", ["engine=vector", "scripted_opponents=[search]"]).validate()
     with pytest.raises(ValueError, match="config engine must be"):
@@ -184,22 +184,22 @@ def test_engine_choice_and_refusals():
 
 
 def test_resume_continues_each_slots_matches():
-    """A checkpointed ArrayCollector restarts every slot at its next match; a GameState-collector
+    """A checkpointed VectorCollector restarts every slot at its next match; a GameState-collector
     checkpoint (an older run) loads too, and the other way round is refused with a clear message."""
     rules = make_rules("seven_up")
     kw = dict(num_envs=8, rollout_steps=30, seed=4)
-    a = ArrayCollector(rules, net_for(), **kw)
+    a = VectorCollector(rules, net_for(), **kw)
     a.collect()
     state = a.state_dict()
     matches = a.vec.games.matches.copy()
-    b = ArrayCollector(rules, net_for(), **kw)
+    b = VectorCollector(rules, net_for(), **kw)
     b.load_state_dict(state)
     assert np.array_equal(b.vec.games.matches, matches + 1)
     assert b.collect().decisions == 8 * 30
-    old = VectorCollector(rules, net_for(), **kw).state_dict()
+    old = ScalarCollector(rules, net_for(), **kw).state_dict()
     b.load_state_dict(old)
     assert not b.vec.games.matches.any()
     with pytest.raises(ValueError, match="cannot resume with engine: scalar"):
-        VectorCollector(rules, net_for(), **kw).load_state_dict(state)
+        ScalarCollector(rules, net_for(), **kw).load_state_dict(state)
     with pytest.raises(ValueError, match="game slots"):
-        ArrayCollector(rules, net_for(), num_envs=4, rollout_steps=2).load_state_dict(state)
+        VectorCollector(rules, net_for(), num_envs=4, rollout_steps=2).load_state_dict(state)

@@ -6,7 +6,7 @@ import torch
 
 from allfours.agents.network import PolicyNet
 from allfours.agents.symmetry import canonicalize, to_env_actions
-from allfours.train.rollout import VectorCollector
+from allfours.train.rollout import ScalarCollector
 from allfours_env import env as make_env
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
@@ -18,7 +18,7 @@ def test_collector_games_replay_identically_in_env(preset, options):
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, 57, [32, 32], canonical=True)
     B, T = 6, 90
-    c = VectorCollector(make_rules(preset, **options), net, num_envs=B, rollout_steps=T, seed=7, record=True,
+    c = ScalarCollector(make_rules(preset, **options), net, num_envs=B, rollout_steps=T, seed=7, record=True,
                         shares=(1.0, 0.0, 0.0))
     c.collect()
     for g in range(B):
@@ -57,7 +57,7 @@ def test_jittered_suit_order_keeps_observation_mask_and_action_together(preset):
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, 57, [32, 32], canonical=True)
     B, T = 4, 60
-    c = VectorCollector(make_rules(preset), net, num_envs=B, rollout_steps=T, seed=3, record=True,
+    c = ScalarCollector(make_rules(preset), net, num_envs=B, rollout_steps=T, seed=3, record=True,
                         shares=(1.0, 0.0, 0.0), suit_jitter=True)
     c.collect()
     orders = set()

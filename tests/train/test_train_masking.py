@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from allfours.agents.network import MASK_VALUE, TIE_TOLERANCE, PolicyNet, masked_stats
 from allfours.agents.neural import NeuralAgent
-from allfours.train.rollout import VectorCollector
+from allfours.train.rollout import ScalarCollector
 from allfours_env import GameState
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
@@ -43,7 +43,7 @@ def test_untrained_and_adversarial_networks_play_legally():
                 net.pi.weight.zero_()
                 net.pi.bias.copy_(torch.linspace(1e4, -1e4, 57))  # huge preference for low ids
         for preset in ("yorkshire", "traditional"):
-            c = VectorCollector(make_rules(preset), net, num_envs=24, rollout_steps=40, seed=1, record=True)
+            c = ScalarCollector(make_rules(preset), net, num_envs=24, rollout_steps=40, seed=1, record=True)
             r = c.collect()  # GameState.apply raises on any illegal action
             assert r.mask[np.arange(len(r.actions)), r.actions].all()
             assert np.isfinite(r.logp).all() and np.isfinite(r.advantages).all()

@@ -6,7 +6,7 @@ import torch
 
 from allfours.agents.network import PolicyNet
 from allfours.train.ppo import ppo_update
-from allfours.train.rollout import CollectParams, VectorCollector, gae
+from allfours.train.rollout import CollectParams, ScalarCollector, gae
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
@@ -14,7 +14,7 @@ from allfours_env.rules import make_rules
 def _collector(preset="yorkshire", **kw):
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, 57, [32, 32])
-    return VectorCollector(make_rules(preset), net, seed=1, **kw)
+    return ScalarCollector(make_rules(preset), net, seed=1, **kw)
 
 
 def _tails(c):
@@ -62,7 +62,7 @@ def test_hand_lambda_cuts_the_trace_at_the_end_of_each_hand():
 
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, 57, [32, 32])
-    c = VectorCollector(make_rules("yorkshire", throw_in=False), net, seed=3, num_envs=12, rollout_steps=60)
+    c = ScalarCollector(make_rules("yorkshire", throw_in=False), net, seed=3, num_envs=12, rollout_steps=60)
     c.collect()
     for hand_lam in (0.0, 0.5):
         c.collect(CollectParams(gamma=1.0, gae_lambda=0.95, hand_lambda=hand_lam, points_reward=0.1))

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from allfours.agents.network import PolicyNet
-from allfours.train.rollout import CollectParams, VectorCollector
+from allfours.train.rollout import CollectParams, ScalarCollector
 from allfours.train.workers import ProcessCollector
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
@@ -18,7 +18,7 @@ def test_process_collector_matches_inline_collector():
     rules = make_rules("traditional")
     kw = dict(num_envs=12, rollout_steps=16, seed=3, shares=(0.5, 0.2, 0.3), scripted_specs=["random"],
               snapshot_slots=1)
-    inline = VectorCollector(rules, net, **kw)
+    inline = ScalarCollector(rules, net, **kw)
     worker = ProcessCollector(rules, net, **kw)
     try:
         worker.set_policy(net.state_dict())
@@ -47,8 +47,8 @@ def test_process_collector_matches_inline_collector():
 def test_collector_state_round_trip_and_old_format():
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, 57, [16])
-    a = VectorCollector(make_rules("seven_up"), net, num_envs=4, rollout_steps=4, seed=1)
-    b = VectorCollector(make_rules("seven_up"), net, num_envs=4, rollout_steps=4, seed=2)
+    a = ScalarCollector(make_rules("seven_up"), net, num_envs=4, rollout_steps=4, seed=1)
+    b = ScalarCollector(make_rules("seven_up"), net, num_envs=4, rollout_steps=4, seed=2)
     a.collect()
     state = a.state_dict()
     old = dict(state, seeders=[s.getstate() for s in a.seeders])  # the format of early checkpoints
