@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--play", action="store_true", help="play the points not yet played")
     p.add_argument("--plot", type=Path, help="write the curve as PNG here")
+    p.add_argument("--title", default=None, help="the plot's title (default: the run folder's name)")
     args = p.parse_args(argv)
     try:
         if args.play:
@@ -126,13 +127,13 @@ def main(argv: list[str] | None = None) -> int:
     except (CheckpointError, subprocess.CalledProcessError) as e:
         print(f"learning_curve: {e}", file=sys.stderr)
         return 1
-    print("| decisions | opponent | matches | win rate | 95% CI | command |")
-    print("| ---: | --- | ---: | ---: | --- | --- |")
+    print("| decisions | opponent | matches | win rate | 95% CI | seconds | command | raw results |")
+    print("| ---: | --- | ---: | ---: | --- | ---: | --- | --- |")
     for r in rows:
         print(f"| {r['decisions']:,} | `{r['opponent']}` | {r['matches']} | {r['win_rate']:.3f} | "
-              f"{r['ci95'][0]:.3f} - {r['ci95'][1]:.3f} | `{r['command']}` |")
+              f"{r['ci95'][0]:.3f} - {r['ci95'][1]:.3f} | {r['seconds']:.0f} | `{r['command']}` | `{r['file']}` |")
     if args.plot and rows:
-        plot(rows, args.plot, f"{args.run.name}: win rate against decisions")
+        plot(rows, args.plot, args.title or f"{args.run.name}: win rate against decisions")
         print(f"wrote {args.plot}")
     return 0
 

@@ -1,0 +1,48 @@
+"""benchmarks/learning_curve.py: the kept checkpoints of a run, played and drawn as a curve."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import torch
+
+from allfours.agents.checkpoint import load_checkpoint
+from allfours.cli.train import main as train
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ["num_envs=16", "rollout_steps=8", "hidden=[32,32]", "minibatch_size=64", "eval_every_minutes=0",
+        "search_eval_every=0", "progress_bar=false", "scripted_opponents=[random]", "collector=inline",
+        "max_minutes=0", "total_steps=384", "keep_at_steps=[128,300]", "checkpoint_every_minutes=0"]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("learning_curve", ROOT / "benchmarks" / "learning_curve.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_kept_checkpoints_are_played_tabled_and_plotted(tmp_path, capsys):
+    assert train(["--config", "seven_up", *TINY, f"runs_dir={tmp_path}", "run_name=r"]) == 0
+    curve, out = _script(), tmp_path / "curve"
+    assert [n for n, _ in curve.milestones(tmp_path / "r")] == [128, 300]
+    png = tmp_path / "c.png"
+    assert curve.main([str(tmp_path / "r"), "--out", str(out), "--opponents", "random:4", "--play",
+                       "--workers", "1", "--plot", str(png)]) == 0
+    table = capsys.readouterr().out
+    # one row a kept checkpoint, by the decisions it had when kept, with its command and raw file
+    assert "| 128 | `random` | 4 |" in table and "| 384 | `random` | 4 |" in table
+    for n in (128, 300):
+        kept = load_checkpoint(out / f"steps_{n}.pt")
+        assert "optimizer" not in kept and kept["progress"]["steps"] >= n
+        source = load_checkpoint(tmp_path / "r" / f"steps_{n}.pt")["model"]
+        assert all(torch.equal(w, source[k]) for k, w in kept["model"].items())
+        data = json.loads((out / f"steps_{n}_vs_random.json").read_text())
+        assert data["matches_per_pairing"] == 4 and data["seed"] == 11
+        assert f"steps_{n}.pt random --matches 4 --seed 11" in data["command"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # played points are not played again: the files stay as they were
+    before = (out / "steps_128_vs_random.json").stat().st_mtime_ns
+    assert curve.main([str(tmp_path / "r"), "--out", str(out), "--opponents", "random:4", "--play"]) == 0
+    assert (out / "steps_128_vs_random.json").stat().st_mtime_ns == before
+    assert curve.main([str(tmp_path / "empty"), "--out", str(out), "--play"]) == 2
