@@ -490,9 +490,10 @@ class GameState:
         """Add points; True (and the match is over) once a side reaches the target."""
         return self._award_all(((side, points),))
 
-    def _award_all(self, awards) -> bool:
-        """Add (side, points) awards in order, stopping once a side reaches the target (True: match over)."""
-        winner = tally(awards, self.scores, self.hand_points, self.rules.target)
+    def _award_all(self, awards, counted: list | None = None) -> bool:
+        """Add (side, points) awards in order, stopping once a side reaches the target (True: match over);
+        ``counted`` gets the index of each award added (``scoring.tally``)."""
+        winner = tally(awards, self.scores, self.hand_points, self.rules.target, counted)
         if winner is None:
             return False
         self.done = True
@@ -530,14 +531,15 @@ class GameState:
     def _score_hand(self) -> None:
         awards, totals = self._hand_awards()
         result = _result(self.trump, awards, totals)
-        self._award_all(awards)
+        counted = [] if self.events is not None else None
+        self._award_all(awards, counted)
         result["points"] = self.hand_points[:]
         self.hand_results += (result,)
         # What the next deal wipes, kept for a frontend: the played hand's tricks and its deal.
         self.last_hand = {"tricks": tuple(self.tricks), "dealt": tuple(self.dealt), "trump": self.trump}
         if self.events is not None:
             self.events.append(events.hand_result(self.hand_no - 1, result, self.scores,
-                                                  high_low_jack(self.dealt, self.trump)))
+                                                  high_low_jack(self.dealt, self.trump), counted))
         if not self.done and self.rules.episode == "hand":
             self.done = True
             self.phase = OVER

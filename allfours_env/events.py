@@ -61,16 +61,22 @@ def redeal(dealer: int) -> dict:
     return {"type": "redeal", "dealer": dealer}
 
 
-def hand_result(hand_no: int, result: dict, scores: list[int], cards=(None, None, None)) -> dict:
-    """Hand ``hand_no``'s ``result`` (a ``hand_results`` entry), the match ``scores`` after it, and ``cards``:
-    ``scoring.high_low_jack``'s (seat, card) pairs, or None for each."""
+AWARDS = ("high", "low", "jack", "game")  # the order they count in (docs/rules.md section 5)
+
+
+def hand_result(hand_no: int, result: dict, scores: list[int], cards=(None, None, None),
+                counted=()) -> dict:
+    """Hand ``hand_no``'s ``result`` (a ``hand_results`` entry), the match ``scores`` after it, ``cards``:
+    ``scoring.high_low_jack``'s (seat, card) pairs, or None for each, and ``counted``: the indexes of the
+    awards that were scored (``scoring.tally``), so ``"counted"`` names each award that counted, in order: one
+    that went to nobody, or came after a side reached the target, is not in it."""
     high, low, jack = (None if x is None else card_code(x[1]) for x in cards)
     return {"type": "hand_result", "hand_no": hand_no, **result, "scores": list(scores),
-            "high_card": high, "low_card": low, "jack_card": jack}
+            "high_card": high, "low_card": low, "jack_card": jack, "counted": [AWARDS[i] for i in counted]}
 
 
 def match_over(winner: int | None, scores: list[int]) -> dict:
     return {"type": "match_over", "winner": winner, "scores": list(scores)}
 
 
-__all__ = ["EVENT_TYPES", "deal", "hand_result", "match_over", "move", "redeal", "trick", "turnup"]
+__all__ = ["AWARDS", "EVENT_TYPES", "deal", "hand_result", "match_over", "move", "redeal", "trick", "turnup"]

@@ -64,13 +64,16 @@ def hand_awards(high, low, jack_dealt, jack_won, game_totals, hang: bool, tie_si
     return (high, 1), (low, 1), jack, (game, 1)
 
 
-def tally(awards, scores: list[int], points: list[int], target: int) -> int | None:
+def tally(awards, scores: list[int], points: list[int], target: int, counted: list | None = None) -> int | None:
     """Add each (side, points) award in order to ``scores`` and ``points`` (lists, changed in place),
-    stopping the moment a side reaches ``target``: that side (it wins the match), else None."""
-    for side, p in awards:
+    stopping the moment a side reaches ``target``: that side (it wins the match), else None.
+    ``counted``, if given, gets the index in ``awards`` of each award that was added."""
+    for i, (side, p) in enumerate(awards):
         if side is not None:
             scores[side] += p
             points[side] += p
+            if counted is not None:
+                counted.append(i)
             if scores[side] >= target:
                 return side
     return None

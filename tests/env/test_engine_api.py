@@ -115,6 +115,32 @@ def test_the_hand_result_event_names_the_cards_scoring_scores():
     assert n > 50
 
 
+@pytest.mark.parametrize("preset, options", [("seven_up", {}), ("traditional", {"players": 3}), ("yorkshire", {})])
+def test_counted_names_the_awards_scored_before_the_target(preset, options):
+    """docs/rules.md section 5: "Points are scored in the order High, Low, Jack, Game ... the match ends the
+    moment a side reaches the target", so a later award of that hand is not scored."""
+    cut = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        s = GameState.new(preset, seed=seed, record_events=True, **options)
+        while not s.done:
+            s.apply(rng.choice(s.legal_actions()))
+        target = s.rules.target
+        for e in (e for e in s.events if e["type"] == "hand_result"):
+            if e["game_totals"] == [0] * len(e["game_totals"]):  # won before the first card: nothing to score
+                assert e["counted"] == []
+                continue
+            awards = [("high", e["high"], 1), ("low", e["low"], 1), ("jack", e["jack"], e["jack_points"]),
+                      ("game", e["game"], 1)]
+            scored = [a for a in awards if a[1] is not None and a[2] > 0]
+            assert e["counted"] == [name for name, _, _ in scored][:len(e["counted"])]  # a prefix, in order
+            if len(e["counted"]) < len(scored):  # cut short: the last counted award reached the target
+                cut += 1
+                name, side, points = scored[len(e["counted"]) - 1]
+                assert s.done and e["scores"][side] >= target > e["scores"][side] - points and s.winner == side
+    assert cut > 0  # some matches end with an award left unscored
+
+
 def test_recorded_events_match_the_calls_and_a_clone_records_nothing():
     s = play_recorded("traditional", {}, 3)
     rng = random.Random(3)

@@ -477,7 +477,7 @@
     const row = (id, parts, awards) => summaryRow(id, parts, awards, sides);
     const before = e.scores.map((s, side) => s - e.points[side]);
     const got = new Array(sides).fill(0);
-    const won = () => before.some((b, side) => b + got[side] >= game.target);
+    const won = () => before.some((b, side) => b + got[side] >= game.target);  // before the first card only
     $("summary-title").textContent = `Hand ${e.hand_no + 1} over` + (e.trump ? ` (${SUIT_NAME[e.trump]} trump)` : "");
     $("hand-summary").dataset.handNo = String(e.hand_no);
     for (const row of $("hand-summary").querySelectorAll("tr.award, #row-unplayed")) row.hidden = true;
@@ -507,12 +507,13 @@
       let jackNote = e.jack_card ? "" : "the jack of trumps was not dealt";
       if (e.jack !== null && e.jack_points > 1) jackNote = `hang jack`;
       const categories = [
-        ["summary-high", e.high, 1, e.high_card, e.high === null ? "no trump was dealt" : ""],
-        ["summary-low", e.low, 1, e.low_card, ""],
-        ["summary-jack", e.jack, e.jack_points, e.jack_card, jackNote],
-        ["summary-game", e.game, 1, null, `(${totals})`],
+        ["high", e.high, 1, e.high_card, e.high === null ? "no trump was dealt" : ""],
+        ["low", e.low, 1, e.low_card, ""],
+        ["jack", e.jack, e.jack_points, e.jack_card, jackNote],
+        ["game", e.game, 1, null, `(${totals})`],
       ];
-      for (const [id, side, p, card, note] of categories) {
+      for (const [award, side, p, card, note] of categories) {
+        const id = `summary-${award}`;
         const parts = [];
         if (side === null || side === undefined) {
           parts.push(id === "summary-game" ? `a tie, nobody ${note}` : note || "nobody");
@@ -522,7 +523,7 @@
         parts.push(sideName(side));
         if (card) parts.push(" ", cardEl(card));
         if (note) parts.push(` ${note}`);
-        if (won()) {
+        if (!e.counted.includes(award)) {  // the server's word: it came after a side reached the target
           parts.push(el("span", { class: "uncounted" }, " (not counted: the match was already won)"));
           row(id, parts, []);
         } else {
