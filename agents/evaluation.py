@@ -252,7 +252,7 @@ def run_tasks(tasks: list[Task], workers: int = 2, progress: bool = True, desc: 
                     results[i] = r
                     bar.update(1)
             finally:
-                stream.close()  # at once, not at garbage collection: cancels the matches in flight
+                stream.close()  # at once, not at garbage collection: no more matches are sent
         elif workers <= 1:
             threads = torch.get_num_threads()
             torch.set_num_threads(1)  # as a worker process: one core (neural agents ran 2.6x slower on two busy ones)

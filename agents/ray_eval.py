@@ -229,8 +229,7 @@ def imap(tasks: list, address: str, play: Callable, load: Callable, *, chunk: in
                 yield from out
             submit()
     finally:
-        for ref in pending:  # stopped (Ctrl-C, an error): the matches in flight are not wanted
-            try:
-                ray.cancel(ref)
-            except Exception:
-                pass
+        # Stopped (Ctrl-C, an error): the chunks in flight (at most CHUNKS_PER_CPU a CPU) are left to end with
+        # the job, not cancelled: ray.cancel racing a task's completion aborts the driver in Ray's core worker
+        # ("Tried to complete task that was not pending", task_manager.cc), losing the partial report.
+        pending.clear()
