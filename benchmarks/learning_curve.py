@@ -21,8 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from allfours.agents.checkpoint import CheckpointError, atomic_save, load_checkpoint
-from allfours.train.ship import KEEP
+from allfours.agents.checkpoint import CheckpointError, load_checkpoint
+from allfours.train.ship import save_small
 
 STEPS = re.compile(r"steps_(\d+)\.pt$")
 
@@ -38,13 +38,6 @@ def milestones(folder: Path) -> list[tuple[int, Path]]:
     """(decisions, path) of every ``steps_<N>.pt`` in ``folder``, fewest decisions first."""
     found = [(int(m.group(1)), p) for p in folder.glob("steps_*.pt") if (m := STEPS.search(p.name))]
     return sorted(found)
-
-
-def keep_small(source: Path, dest: Path) -> None:
-    """The checkpoint without what only a resume needs (optimizer, pool, rollout state)."""
-    ck = load_checkpoint(source)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    atomic_save({k: ck[k] for k in KEEP if k in ck}, dest)
 
 
 def play_point(kept: Path, preset: str, spec: str, matches: int, seed: int, workers: int) -> Path:
@@ -119,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             for n, source in points:
                 kept = args.out / f"steps_{n}.pt"
                 if not kept.exists():
-                    keep_small(source, kept)
+                    save_small(load_checkpoint(source), kept)
                 preset = load_checkpoint(kept)["preset"]
                 for spec, matches in args.opponents:
                     play_point(kept, preset, spec, matches, args.seed, args.workers)

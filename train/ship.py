@@ -38,8 +38,12 @@ def ship(source: str | Path, name: str, out_dir: Path | None = None) -> Path:
     if trained != (preset, players):
         raise CheckpointError(f"{source} was trained on {trained[0]!r} with {trained[1]} players; "
                               f"bot {name!r} plays {preset!r} with {players}")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{name}.pt"
+    return save_small(ck, out_dir / f"{name}.pt")
+
+
+def save_small(ck: dict, path: Path) -> Path:
+    """Write checkpoint ``ck`` to ``path`` without what only a resume needs (optimizer, pool, rollout state)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_save({k: ck[k] for k in KEEP if k in ck}, path)
     return path
 

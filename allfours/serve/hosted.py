@@ -11,11 +11,11 @@ that seat. A seat is *taken* by the first use of its token or of its join code; 
 After every move the bots move on the server until a person is to move or the match is over.
 
 Every answer carries the events since the caller's last one (each card played, tricks won, turn-ups,
-decisions, hand results), so a frontend can animate them: the engine's own (``GameState.apply_with_events``,
-``allfours_env/events.py``). The events are public: a card appears in one only once every seat may see
-it, and a seat's view is ``seat_view``, which hides what the rules hide (the Yorkshire pitcher's partner's
-own hand before the lead) and lists the seat's legal moves. The engine judges every move and says why it
-refuses one (``GameState.why_illegal``), so a frontend needs no rules of its own.
+decisions, hand results), so a frontend can animate them: the engine's own, recorded by the match's
+``GameState`` (``record_events=True``, ``allfours_env/events.py``). The events are public: a card appears in
+one only once every seat may see it, and a seat's view is ``seat_view``, which hides what the rules hide (the
+Yorkshire pitcher's partner's own hand before the lead) and lists the seat's legal moves. The engine judges
+every move and says why it refuses one (``GameState.why_illegal``), so a frontend needs no rules of its own.
 
 Limits: matches per server and live matches per client address, idle expiry and, when the server is
 full, eviction of finished and stalled matches; a request rate per client address and per token.
@@ -187,7 +187,7 @@ class MatchStore:
             if spec != HUMAN:
                 self.pool.get(spec, preset, rules.players)  # 422 if not on offer or not for these rules
         seed = secrets.randbits(63) if seed is None else seed
-        state = GameState.new(rules, seed=seed)
+        state = GameState.new(rules, seed=seed, record_events=True)
         with self._lock:
             self._expire()
             self._check_client(client)
@@ -199,7 +199,7 @@ class MatchStore:
             match.client = client
         with match.lock:
             tokens, join_codes = match.new_secrets()
-            match.log(_start_events(state))
+            match.log(take_events(state))
             self._bots_move(match)
             if self.db is not None:
                 try:
@@ -354,16 +354,18 @@ class MatchStore:
 
     def _replay(self, match: Match, actions: list[tuple[int, int]]) -> None:
         """Rebuild ``match`` from its seed and ``actions``: its state, events, seq and results as they were then."""
-        state = GameState.new(make_rules(match.state.rules.preset, **match.options), seed=match.seed)
+        state = GameState.new(make_rules(match.state.rules.preset, **match.options), seed=match.seed,
+                              record_events=True)
         match.state, match.seq, match.results, match.actions = state, 0, [], []
         match.events.clear()
-        match.log(_start_events(state))
+        match.log(take_events(state))
         for seat, action in actions:
             if state.done or state.current != seat or not state.is_legal(action):
                 raise ValueError(f"action {len(match.actions)} ({action_name(action)} by seat {seat}) is not "
                                  "legal there: the file does not match this engine")
             match.actions.append((seat, action))
-            match.log(apply_with_events(state, action))
+            state.apply(action)
+            match.log(take_events(state))
 
     def _rebuild(self) -> None:
         """Rebuild every match the file keeps (dropping those idle too long); the bots move where it is their turn."""
@@ -444,7 +446,8 @@ class MatchStore:
 
     def _apply(self, match: Match, action: int) -> None:
         match.actions.append((match.state.current, action))
-        match.log(apply_with_events(match.state, action))
+        match.state.apply(action)
+        match.log(take_events(match.state))
 
     def _bots_move(self, match: Match) -> None:
         state = match.state
@@ -483,19 +486,12 @@ def _refusals(state: GameState, seat: int, view: dict) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------- events
-def _start_events(state: GameState) -> list[dict]:
-    """The events of a new match's first deal (a state no action has been applied to): the engine's,
-    recorded while the same deal is dealt again (``GameState.current_deal``)."""
-    if state.history or state.deals != 1:
-        raise ValueError("the start events are those of a new match, before any action")
-    before = [s - p for s, p in zip(state.scores, state.hand_points)]  # a first turn-up's kick counts at once
-    return GameState.new(state.rules, seed=state.seed, deal=state.current_deal(), scores=before,
-                         record_events=True).events
+def take_events(state: GameState) -> list[dict]:
+    """The public events the engine recorded in ``state`` (made with ``record_events=True``) since the last
+    call: a new match's first deal, then what each action caused; the list is emptied, so it stays short."""
+    out = state.events[:]
+    state.events.clear()
+    return out
 
 
-def apply_with_events(state: GameState, action: int) -> list[dict]:
-    """Apply ``action`` (legal) to ``state`` and return what happened, as public events (the engine's)."""
-    return state.apply_with_events(action)
-
-
-__all__ = ["HUMAN", "Limits", "Match", "MatchStore", "RateLimiter", "apply_with_events"]
+__all__ = ["HUMAN", "Limits", "Match", "MatchStore", "RateLimiter", "take_events"]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from allfours.serve.app import create_app
 from allfours.serve.core import BotPool
-from allfours.serve.hosted import Limits, MatchStore, _start_events, apply_with_events
+from allfours.serve.hosted import Limits, MatchStore, take_events
 from allfours_env import GameState, card_code, parse_action
 from allfours_env.cards import RUN_PACK, THROW_IN, codes
 from allfours_env.deal import TURN_UP, stock_layout
@@ -220,11 +220,12 @@ def test_a_hands_points_are_accounted_for_by_its_events():
                             ("seven_up", {}), ("seven_up", {"target": 2}), ("traditional", {"players": 2, "target": 3}),
                             ("yorkshire", {})]:
         for seed in range(60):
-            state = GameState.new(preset, seed=seed, **options)
+            state = GameState.new(preset, seed=seed, record_events=True, **options)
             rng = random.Random(seed)
-            events = _start_events(state)
+            events = take_events(state)
             while not state.done:
-                events += apply_with_events(state, rng.choice(state.legal_actions()))
+                state.apply(rng.choice(state.legal_actions()))
+                events += take_events(state)
             hand = []
             for e in events:
                 hand = [] if e["type"] == "deal" else hand + [e]
