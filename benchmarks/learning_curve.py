@@ -4,12 +4,15 @@
         --plot docs/learning_curve_seven_up_long.png --play
 
 A run trained with ``keep_at_steps=[...]`` holds ``steps_<N>.pt``, the first checkpoint past each
-N decisions. For each, ``--play`` copies it without its optimizer state to ``OUT/steps_<N>.pt`` and
-plays ``allfours eval`` against every opponent (``heuristic`` 2,000 matches and ``search`` 400 by
-default, the protocol of docs/benchmark.md) on a selection seed, not seed 0, each result kept as
-``OUT/steps_<N>_vs_<opponent>.json`` with its command; points already played are not played again.
-Then, with or without ``--play``, it prints the table of every point found in OUT (decisions,
-win rate, Wilson 95% interval, the command) and draws the curve with its intervals.
+N decisions. A run warm-started (``init_from``) from a point of the curve continues it: its points
+count the decisions behind the weights it started from, so ``steps_<N>.pt`` of a run that started
+from the 100 M point is kept as ``steps_<100 M + N>.pt``. For each, ``--play`` copies it without its
+optimizer state to ``OUT/steps_<N>.pt`` and plays ``allfours eval`` against every opponent
+(``heuristic`` 2,000 matches and ``search`` 400 by default, the protocol of docs/benchmark.md) on a
+selection seed, not seed 0, each result kept as ``OUT/steps_<N>_vs_<opponent>.json`` with its
+command; points already played are not played again. Then, with or without ``--play``, it prints
+the table of every point found in OUT (decisions, win rate, Wilson 95% interval, the command) and
+draws the curve with its intervals.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import sys
 from pathlib import Path
 
 from allfours.agents.checkpoint import CheckpointError, load_checkpoint
+from allfours.agents.neural import checkpoint_path
 from allfours.train.ship import save_small
 
 STEPS = re.compile(r"steps_(\d+)\.pt$")
@@ -34,10 +38,24 @@ def _opponent(text: str) -> tuple[str, int]:
     return spec, int(matches)
 
 
+def _also(text: str) -> tuple[str, Path]:
+    label, sep, folder = text.partition("=")
+    if not sep or not label or not Path(folder).is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: give LABEL=FOLDER, a results folder of this script")
+    return label, Path(folder)
+
+
 def milestones(folder: Path) -> list[tuple[int, Path]]:
     """(decisions, path) of every ``steps_<N>.pt`` in ``folder``, fewest decisions first."""
     found = [(int(m.group(1)), p) for p in folder.glob("steps_*.pt") if (m := STEPS.search(p.name))]
     return sorted(found)
+
+
+def decisions(ck: dict) -> int:
+    """The decisions behind a checkpoint's weights: its own, plus those behind the weights its run was
+    warm-started from (``init_from``), and so on back."""
+    source = ck.get("config", {}).get("init_from")
+    return ck["progress"]["steps"] + (decisions(load_checkpoint(checkpoint_path(source))) if source else 0)
 
 
 def play_point(kept: Path, preset: str, spec: str, matches: int, seed: int, workers: int) -> Path:
@@ -56,7 +74,7 @@ def table(out_dir: Path) -> list[dict]:
     for path in sorted(out_dir.glob("steps_*_vs_*.json")):
         data = json.loads(path.read_text())
         kept = path.name.split("_vs_")[0] + ".pt"
-        steps = load_checkpoint(out_dir / kept)["progress"]["steps"] if (out_dir / kept).exists() else None
+        steps = decisions(load_checkpoint(out_dir / kept)) if (out_dir / kept).exists() else None
         for r in data["results"]:
             if Path(r["agent"]).name == kept:
                 rows.append({"milestone": int(kept[6:-3]), "decisions": steps, "opponent": r["opponent"],
@@ -65,25 +83,38 @@ def table(out_dir: Path) -> list[dict]:
     return sorted(rows, key=lambda r: (r["opponent"], r["milestone"]))
 
 
-def plot(rows: list[dict], path: Path, title: str) -> None:
+def plot(rows: list[dict], path: Path, title: str, also: list[tuple[str, list[dict]]] = ()) -> None:
+    """The curve of ``rows``, a line an opponent; each of ``also`` (label, rows), e.g. shorter runs of
+    other networks, as unjoined points in the same opponent's colour with a marker of its own."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for opponent in sorted({r["opponent"] for r in rows}):
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    opponents = sorted({r["opponent"] for r in rows} | {r["opponent"] for _, extra in also for r in extra})
+    colour = {o: f"C{i}" for i, o in enumerate(opponents)}
+
+    def bars(own):
+        return [[r["win_rate"] - r["ci95"][0] for r in own], [r["ci95"][1] - r["win_rate"] for r in own]]
+
+    for opponent in opponents:
         own = [r for r in rows if r["opponent"] == opponent]
-        x = [r["decisions"] for r in own]
-        y = [r["win_rate"] for r in own]
-        err = [[r["win_rate"] - r["ci95"][0] for r in own], [r["ci95"][1] - r["win_rate"] for r in own]]
-        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent} ({own[0]['matches']} matches)")
+        if own:
+            ax.errorbar([r["decisions"] for r in own], [r["win_rate"] for r in own], yerr=bars(own), marker="o",
+                        capsize=3, color=colour[opponent], label=f"vs {opponent} ({own[0]['matches']} matches)")
+        for (label, extra), marker in zip(also, "s^DvP*"):
+            own = [r for r in extra if r["opponent"] == opponent]
+            if own:
+                ax.errorbar([r["decisions"] for r in own], [r["win_rate"] for r in own], yerr=bars(own),
+                            marker=marker, ls="none", capsize=3, color=colour[opponent], mfc="white",
+                            label=f"{label} vs {opponent}")
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xscale("log")
     ax.set_xlabel("decisions trained")
     ax.set_ylabel("win rate (Wilson 95% interval)")
     ax.set_title(title)
-    ax.legend()
+    ax.legend(fontsize="small")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -101,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--play", action="store_true", help="play the points not yet played")
     p.add_argument("--plot", type=Path, help="write the curve as PNG here")
     p.add_argument("--title", default=None, help="the plot's title (default: the run folder's name)")
+    p.add_argument("--also", nargs="+", default=[], type=_also, metavar="LABEL=OUT",
+                   help="results folders of other runs (played with this script) to draw as points")
     args = p.parse_args(argv)
     try:
         if args.play:
@@ -110,14 +143,16 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
                 return 2
             for n, source in points:
-                kept = args.out / f"steps_{n}.pt"
+                ck = load_checkpoint(source)
+                kept = args.out / f"steps_{n + decisions(ck) - ck['progress']['steps']}.pt"
                 if not kept.exists():
-                    save_small(load_checkpoint(source), kept)
+                    save_small(ck, kept)
                 preset = load_checkpoint(kept)["preset"]
                 for spec, matches in args.opponents:
                     play_point(kept, preset, spec, matches, args.seed, args.workers)
         rows = table(args.out)
-    except (CheckpointError, subprocess.CalledProcessError) as e:
+        also = [(label, table(folder)) for label, folder in args.also]
+    except (CheckpointError, ValueError, subprocess.CalledProcessError) as e:
         print(f"learning_curve: {e}", file=sys.stderr)
         return 1
     print("| decisions | opponent | matches | win rate | 95% CI | seconds | command | raw results |")
@@ -126,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {r['decisions']:,} | `{r['opponent']}` | {r['matches']} | {r['win_rate']:.3f} | "
               f"{r['ci95'][0]:.3f} - {r['ci95'][1]:.3f} | {r['seconds']:.0f} | `{r['command']}` | `{r['file']}` |")
     if args.plot and rows:
-        plot(rows, args.plot, args.title or f"{args.run.name}: win rate against decisions")
+        plot(rows, args.plot, args.title or f"{args.run.name}: win rate against decisions", also)
         print(f"wrote {args.plot}")
     return 0
 

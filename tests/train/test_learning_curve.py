@@ -4,6 +4,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
 import torch
 
 from allfours.agents.checkpoint import load_checkpoint
@@ -41,8 +42,40 @@ def test_the_kept_checkpoints_are_played_tabled_and_plotted(tmp_path, capsys):
         assert data["matches_per_pairing"] == 4 and data["seed"] == 11
         assert f"steps_{n}.pt random --matches 4 --seed 11" in data["command"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # other runs' results as points on the same axes; a folder that is not there is one line
+    also = tmp_path / "also.png"
+    assert curve.main([str(tmp_path / "r"), "--out", str(out), "--plot", str(also), "--also", f"again={out}"]) == 0
+    assert also.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and also.read_bytes() != png.read_bytes()
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as bad:
+        curve.main([str(tmp_path / "r"), "--out", str(out), "--also", f"x={tmp_path / 'nowhere'}"])
+    assert bad.value.code == 2 and "give LABEL=FOLDER" in capsys.readouterr().err
     # played points are not played again: the files stay as they were
     before = (out / "steps_128_vs_random.json").stat().st_mtime_ns
     assert curve.main([str(tmp_path / "r"), "--out", str(out), "--opponents", "random:4", "--play"]) == 0
     assert (out / "steps_128_vs_random.json").stat().st_mtime_ns == before
     assert curve.main([str(tmp_path / "empty"), "--out", str(out), "--play"]) == 2
+
+
+def test_a_run_warm_started_from_a_point_continues_the_curve(tmp_path, capsys):
+    """A continuation's points count the decisions behind the weights it started from."""
+    assert train(["--config", "seven_up", *TINY, f"runs_dir={tmp_path}", "run_name=r"]) == 0
+    curve, out = _script(), tmp_path / "curve"
+    assert curve.main([str(tmp_path / "r"), "--out", str(out), "--opponents", "random:4", "--play",
+                       "--workers", "1"]) == 0
+    parent = load_checkpoint(out / "steps_300.pt")["progress"]["steps"]
+    assert parent == 384  # the first rollout past 300 (128 decisions a rollout)
+    more = [a for a in TINY if not a.startswith(("total_steps", "keep_at_steps"))]
+    assert train(["--config", "seven_up", *more, "total_steps=256", "keep_at_steps=[128]",
+                  f"init_from={out / 'steps_300.pt'}", f"runs_dir={tmp_path}", "run_name=c"]) == 0
+    capsys.readouterr()
+    assert curve.main([str(tmp_path / "c"), "--out", str(out), "--opponents", "random:4", "--play",
+                       "--workers", "1"]) == 0
+    table = capsys.readouterr().out
+    assert f"| {128 + parent} | `random` | 4 |" in table  # kept as steps_512.pt, tabled at 512
+    kept = load_checkpoint(out / f"steps_{128 + parent}.pt")
+    assert kept["progress"]["steps"] == 128 and curve.decisions(kept) == 128 + parent
+    # the weights it started from are gone: one line, not a wrong count
+    (out / "steps_300.pt").unlink()
+    assert curve.main([str(tmp_path / "c"), "--out", str(out), "--opponents", "random:4"]) == 1
+    assert "steps_300.pt" in capsys.readouterr().err
