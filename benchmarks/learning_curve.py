@@ -51,11 +51,19 @@ def milestones(folder: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
-def decisions(ck: dict) -> int:
-    """The decisions behind a checkpoint's weights: its own, plus those behind the weights its run was
-    warm-started from (``init_from``), and so on back."""
+def decisions(ck: dict, seen: frozenset = frozenset()) -> int:
+    """The decisions behind a checkpoint's weights: its own, plus those behind the checkpoint file its
+    run was warm-started from (``init_from``), and so on back. ValueError where that source is a
+    ``bot:`` name or a run folder (they name what is there now, not what the run started from) or
+    leads back to itself."""
     source = ck.get("config", {}).get("init_from")
-    return ck["progress"]["steps"] + (decisions(load_checkpoint(checkpoint_path(source))) if source else 0)
+    if not source:
+        return ck["progress"]["steps"]
+    path = checkpoint_path(source)
+    if source.strip().lower().startswith("bot:") or Path(source).is_dir() or path.resolve() in seen:
+        raise ValueError(f"warm-started from {source!r}: the decisions behind those weights are not known "
+                         "(a bot or run folder names what is there now); warm-start from a checkpoint file")
+    return ck["progress"]["steps"] + decisions(load_checkpoint(path), seen | {path.resolve()})
 
 
 def play_point(kept: Path, preset: str, spec: str, matches: int, seed: int, workers: int) -> Path:
@@ -147,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                 kept = args.out / f"steps_{n + decisions(ck) - ck['progress']['steps']}.pt"
                 if not kept.exists():
                     save_small(ck, kept)
-                preset = load_checkpoint(kept)["preset"]
+                preset = ck["preset"]
                 for spec, matches in args.opponents:
                     play_point(kept, preset, spec, matches, args.seed, args.workers)
         rows = table(args.out)

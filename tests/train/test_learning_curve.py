@@ -75,6 +75,10 @@ def test_a_run_warm_started_from_a_point_continues_the_curve(tmp_path, capsys):
     assert f"| {128 + parent} | `random` | 4 |" in table  # kept as steps_512.pt, tabled at 512
     kept = load_checkpoint(out / f"steps_{128 + parent}.pt")
     assert kept["progress"]["steps"] == 128 and curve.decisions(kept) == 128 + parent
+    # a bot's name says what ships now, not what a run started from: one line, not a wrong count
+    bot = dict(kept, config={**kept["config"], "init_from": "bot:seven_up"})
+    with pytest.raises(ValueError, match="'bot:seven_up': the decisions behind those weights are not known"):
+        curve.decisions(bot)
     # the weights it started from are gone: one line, not a wrong count
     (out / "steps_300.pt").unlink()
     assert curve.main([str(tmp_path / "c"), "--out", str(out), "--opponents", "random:4"]) == 1
