@@ -9,9 +9,11 @@ seed) once per seating:
 * three players (traditional ``players=3``): A is rotated through seats 0, 1, 2 with B in the
   other two seats (A plays alone against two copies of B; an even match is won 1/3 of the time).
 
-Every pairing of a run uses the same game seeds, so all agents meet the same deals. Results do
-not depend on the number of worker processes: each match's seeds derive from the run seed and
-the match's place in the schedule only.
+Every pairing of a run uses the same game seeds, so all agents meet the same deals. Each match's
+seeds derive from the run seed, the game and the deal only, and ``play_match`` seeds each agent
+from them and its seat: a match of A and B is the same whatever the other pairings of the run,
+the order its agents are listed in or the number of worker processes, so a pairing's figures are
+the same on every board that holds it and in a lone ``allfours eval``.
 
 An agent that exists only in memory (the network under training) plays the same schedule through
 ``agents={name: agent}`` or ``evaluate_agent``: its row is the one ``allfours eval`` prints for the
@@ -50,7 +52,6 @@ import threading
 from dataclasses import dataclass, field
 
 import torch
-from openskill.models import PlackettLuce
 from scipy import stats
 from tqdm import tqdm
 
@@ -59,10 +60,14 @@ from allfours_env.rules import PRESETS, Rules
 
 from . import ray_eval
 from .base import Agent, check_turn
+from .rating import fit_ratings
 from .registry import make_agent
 from .spec import AgentSpec
 
 _AGENT_CACHE: dict = {}
+
+
+MIN_UNITS = 10  # deals needed for a points-per-hand interval
 
 
 def derive_seed(*parts) -> int:
@@ -155,9 +160,11 @@ def make_tasks(pairs: list[tuple], preset: str, matches: int, seed: int, options
     for p, (a, b) in enumerate(pairs):
         for d in range(matches // group):
             game_seed = derive_seed(seed, preset, opts, "deal", d)
+            # Agents are seeded from the deal and their seats alone (play_match): never from the pairing's
+            # place in the schedule, so a pairing plays the same on every board and in a lone eval.
+            agent_seed = derive_seed(seed, preset, opts, "agents", d)
             for v, seating in enumerate(seatings(rules.players)):
-                tasks.append(Task(p, d, v, preset, opts, (a, b), seating, game_seed,
-                                  derive_seed(seed, preset, opts, "agents", p, d, v), rules))
+                tasks.append(Task(p, d, v, preset, opts, (a, b), seating, game_seed, agent_seed, rules))
     return tasks
 
 
@@ -306,17 +313,20 @@ def t_interval(values: list[float]) -> tuple[float, float] | None:
 
 
 def ratio_interval(num: list[float], den: list[float]) -> tuple[float, float] | None:
-    """Student-t 95% interval of ``sum(num) / sum(den)`` with each (num, den) pair one independent
-    unit (a deal: its points and its hands), by linearization: the interval is centred on the
-    ratio itself, and with equal ``den`` it is the t interval of the per-unit ratios."""
+    """95% interval of ``sum(num) / sum(den)`` (points per hand: ``num`` >= 0, ``den`` > 0) with each
+    (num, den) pair one independent unit (a deal: its points and its hands), by linearization on the
+    log scale: ``r * exp(+-t * se / r)``, which never reaches below 0 as a linear interval over a few
+    deals can. None with fewer than ``MIN_UNITS`` units (a t interval over two deals spans the board)."""
     n = len(num)
     total = sum(den)
-    if n < 2 or not total:
+    if n < MIN_UNITS or not total:
         return None
     r = sum(num) / total
-    var = n / (n - 1) * sum((x - r * d) ** 2 for x, d in zip(num, den)) / total ** 2
-    half = float(stats.t.ppf(0.975, n - 1)) * math.sqrt(var)
-    return (r - half, r + half)
+    if r <= 0:
+        return None if any(num) else (0.0, 0.0)
+    se = math.sqrt(n / (n - 1) * sum((x - r * d) ** 2 for x, d in zip(num, den))) / total
+    spread = math.exp(float(stats.t.ppf(0.975, n - 1)) * se / r)
+    return (r / spread, r * spread)
 
 
 @dataclass
@@ -375,17 +385,17 @@ def _add(row: PairingResult, deal: int, won: bool, pts: float, opp: float, hands
 
 
 def ratings(tasks: list[Task], results: list[dict], pairs: list[tuple[str, str]]) -> dict:
-    """OpenSkill (Plackett-Luce) ratings from every match, in schedule order (deterministic)."""
-    model = PlackettLuce()
-    names = sorted({x for p in pairs for x in p})
-    current = {n: model.rating(name=n) for n in names}
+    """Each agent's rating (Elo, with a 95% interval) from a Plackett-Luce maximum-likelihood fit over every
+    match (``rating.fit_ratings``): the same whatever the order of the matches."""
+    matches = []
     for t, r in zip(tasks, results):
-        a, b = pairs[t.pairing]
-        ranks = [0, 1] if r["a_won"] else [1, 0]
-        (ra,), (rb,) = model.rate([[current[a]], [current[b]]], ranks=ranks)
-        current[a], current[b] = ra, rb
-    return {n: {"mu": round(current[n].mu, 3), "sigma": round(current[n].sigma, 3),
-                "ordinal": round(current[n].ordinal(), 3)} for n in names}
+        rules = _rules(t)
+        names = pairs[t.pairing]
+        sides = [None] * rules.sides
+        for seat, k in enumerate(t.seats):
+            sides[rules.side(seat)] = names[k]
+        matches.append((tuple(sides), r["winner"]))
+    return fit_ratings(matches, names={x for p in pairs for x in p})
 
 
 # ---------------------------------------------------------------------- public API

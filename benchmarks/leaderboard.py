@@ -8,7 +8,8 @@
 A board is a preset at a player count: yorkshire, seven_up, traditional (4 players) and
 traditional_2p (traditional with 2). On each, ``round_robin`` of ``allfours.agents.evaluation``
 plays every pair of ``--agents`` on the same duplicate deals (``--matches`` per pairing, each
-deal in both seatings, run seed ``--seed``) and rates them with OpenSkill over every match; the
+deal in both seatings, run seed ``--seed``) and rates them by one Plackett-Luce maximum-likelihood
+fit over every match (``allfours.agents.rating``, in Elo with 95% intervals); the
 board's figures are those ``allfours eval`` prints for the command shown with its table. In
 ``--agents``, ``bot`` stands for the board's shipped bot (``bot:yorkshire`` ...). The default
 agents are every agent the project ships, ``guided`` once the registry knows it.
@@ -118,15 +119,15 @@ def section(board: str, out: dict, agents: list[str], matches: int, seed: int) -
     """The board's markdown, markers included: ratings, win rates row against column, each pairing's figures."""
     preset, options = BOARDS[board]
     rating = out["ratings"]
-    order = sorted(agents, key=lambda a: (-rating[a]["ordinal"], agents.index(a)))
+    order = sorted(agents, key=lambda a: (-rating[a]["rating"], agents.index(a)))
     rows = {(r["agent"], r["opponent"]): r for r in out["results"]}
     lines = [f"<!-- leaderboard:{board} {json.dumps(params(agents, matches, seed))} -->",
              f"{matches} matches per pairing ({matches // 2} deals, each in both seatings), seed {seed}; the same "
              f"figures: `{eval_command(agents, preset, options, matches, seed)}`.", "",
-             "| rank | agent | rating (mu - 3 sigma) | mu | sigma |", "| ---: | --- | ---: | ---: | ---: |"]
+             "| rank | agent | rating (Elo) | 95% CI |", "| ---: | --- | ---: | --- |"]
     for i, a in enumerate(order, 1):
         r = rating[a]
-        lines.append(f"| {i} | {a} | {r['ordinal']:.2f} | {r['mu']:.2f} | {r['sigma']:.2f} |")
+        lines.append(f"| {i} | {a} | {r['rating']:.1f} | {r['ci95'][0]:.1f} - {r['ci95'][1]:.1f} |")
     lines += ["", "| win rate (Wilson 95%), row against column | " + " | ".join(order) + " |",
               "| --- |" + " --- |" * len(order)]
     for a in order:

@@ -206,10 +206,20 @@ def format_report(out: dict) -> str:
         lines.append(f"| {r['agent']} | {r['opponent']} | {r['matches']} | {r['wins']} | {r['win_rate']:.3f} | "
                      f"{ci[0]:.3f} - {ci[1]:.3f} | {r['points_per_hand']:.3f} | {pci_s} | "
                      f"{r['opponent_points_per_hand']:.3f} |")
-    lines += ["", "| agent | OpenSkill mu | sigma | ordinal |", "| --- | ---: | ---: | ---: |"]
-    for name, r in sorted(out["ratings"].items(), key=lambda kv: -kv[1]["ordinal"]):
-        lines.append(f"| {name} | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} |")
-    return "\n".join(lines)
+    return "\n".join(lines + [""] + rating_table(out["ratings"]))
+
+
+def rating_table(ratings: dict) -> list[str]:
+    """The ratings, best first; a report written before 2026-12-02 holds OpenSkill's instead, shown as they are."""
+    if all("ordinal" in r for r in ratings.values()):
+        lines = ["| agent | OpenSkill mu | sigma | ordinal |", "| --- | ---: | ---: | ---: |"]
+        for name, r in sorted(ratings.items(), key=lambda kv: -kv[1]["ordinal"]):
+            lines.append(f"| {name} | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} |")
+        return lines
+    lines = ["| agent | rating (Elo, Plackett-Luce fit) | 95% CI |", "| --- | ---: | --- |"]
+    for name, r in sorted(ratings.items(), key=lambda kv: -kv[1]["rating"]):
+        lines.append(f"| {name} | {r['rating']:.1f} | {r['ci95'][0]:.1f} - {r['ci95'][1]:.1f} |")
+    return lines
 
 
 if __name__ == "__main__":

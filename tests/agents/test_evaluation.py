@@ -243,22 +243,31 @@ def test_t_interval():
     assert lo < 2.5 < hi and hi - 2.5 == pytest.approx(2.5 - lo)
 
 
-def test_ratio_interval_is_centred_on_the_reported_points_per_hand():
+def test_ratio_interval_is_about_the_reported_points_per_hand():
     """points_per_hand is total points over total hands; its interval must be about that number
-    (it once was a t interval over per-deal means, which could miss the ratio entirely)."""
-    assert ev.ratio_interval([3.0], [2.0]) is None
-    # Equal hands per deal: the t interval of the per-deal ratios.
-    lo, hi = ev.ratio_interval([4.0, 6.0, 9.0, 5.0], [2.0, 2.0, 2.0, 2.0])
-    tlo, thi = ev.t_interval([2.0, 3.0, 4.5, 2.5])
-    assert (lo, hi) == (pytest.approx(tlo), pytest.approx(thi))
+    (it once was a t interval over per-deal means, which could miss the ratio entirely), never below
+    0 (a linear interval over 2 deals once read -1.630 - 5.630), and none over too few deals."""
+    assert ev.ratio_interval([3.0, 1.0] * 4, [2.0] * 8) is None  # 8 deals: fewer than MIN_UNITS
+    assert ev.ratio_interval([0.0] * 12, [3.0] * 12) == (0.0, 0.0)
+    # Equal hands per deal, many deals: close to the t interval of the per-deal ratios.
+    per_deal = [2.0, 3.0, 4.5, 2.5] * 25
+    lo, hi = ev.ratio_interval([2 * x for x in per_deal], [2.0] * len(per_deal))
+    tlo, thi = ev.t_interval(per_deal)
+    assert (lo, hi) == (pytest.approx(tlo, abs=0.01), pytest.approx(thi, abs=0.01))
+    # Few points in most deals, many in one: a linear interval would reach below 0; this one is
+    # geometric about the ratio and stays above 0.
+    pts, hands = [0.0] * 9 + [30.0], [3.0] * 10
+    r = sum(pts) / sum(hands)
+    lo, hi = ev.ratio_interval(pts, hands)
+    assert 0 < lo < r < hi and lo * hi == pytest.approx(r * r)
     # Long deals with few points, short ones with many: the mean of the per-deal ratios (2.7) is
-    # far from the ratio and outside its interval; the interval is centred on the ratio.
-    pts, hands = [10.0, 10.0, 12.0, 4.0, 4.0, 5.0], [10.0, 10.0, 11.0, 1.0, 1.0, 1.0]
+    # far from the ratio and outside its interval; the interval is about the ratio.
+    pts, hands = [10.0, 10.0, 12.0, 4.0, 4.0, 5.0] * 2, [10.0, 10.0, 11.0, 1.0, 1.0, 1.0] * 2
     lo, hi = ev.ratio_interval(pts, hands)
     r = sum(pts) / sum(hands)
-    assert (lo + hi) / 2 == pytest.approx(r) and lo < r < hi
+    assert lo * hi == pytest.approx(r * r) and lo < r < hi
     assert hi < sum(p / h for p, h in zip(pts, hands)) / len(pts)
-    row = ev.PairingResult("a", "b", "yorkshire", 4, matches=12, wins=6,
+    row = ev.PairingResult("a", "b", "yorkshire", 4, matches=24, wins=12,
                            groups={i: [p, 0.0, h] for i, (p, h) in enumerate(zip(pts, hands))}).to_dict()
     lo, hi = row["points_per_hand_ci95"]
     assert row["points_per_hand"] == pytest.approx(r) and lo < row["points_per_hand"] < hi
@@ -423,3 +432,16 @@ def test_cli_stopped_half_way_writes_a_partial_json_it_can_report_on(tmp_path, c
     assert table.startswith(f"PARTIAL (stopped by {signal.Signals(sig).name}): {data['matches_played']} of 100000")
     r = data["results"][0]
     assert f"| random | heuristic | {r['matches']} | {r['wins']} | {r['win_rate']:.3f} |" in table
+
+
+def test_a_pairings_figures_are_the_same_on_every_board():
+    """An agent's seeds derive from the deal and its seat, not from its pairing's place in the round
+    robin: adding agents to a board, or listing them in another order, changes no old figure."""
+    kw = {"preset": "seven_up", "matches": 8, "seed": 4, "workers": 1, "progress": False}
+    small = ev.round_robin(["random", "search:worlds=2"], **kw)
+    big = ev.round_robin(["heuristic", "search:worlds=2", "random"], **kw)
+    alone = ev.evaluate_pairing("search:worlds=2", "random", **kw)
+    rows = [{(r["agent"], r["opponent"]): r for r in out["results"]} for out in (small, big, alone)]
+    key = ("random", "search:worlds=2")
+    assert rows[0][key] == rows[1][key] == rows[2][key]
+    assert rows[0][key[::-1]] == rows[1][key[::-1]] == rows[2][key[::-1]]

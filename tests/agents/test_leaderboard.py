@@ -16,7 +16,7 @@ leaderboard = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(leaderboard)
 
 AGENTS = ["random", "heuristic", "search:worlds=1"]
-RUN = ["--presets", "seven_up", "--agents", *AGENTS, "--matches", "6", "--seed", "3", "--workers", "1",
+RUN = ["--presets", "seven_up", "--agents", *AGENTS, "--matches", "20", "--seed", "3", "--workers", "1",
        "--no-progress"]
 HEAD, MIDDLE, TAIL = "# Benchmark\n\nIntro text.\n\n", "\nBetween the boards.\n\n", "\nThe end.\n"
 
@@ -45,7 +45,7 @@ def table(text: str, header_start: str) -> list[list[str]]:
 def written(tmp_path_factory):
     doc = doc_with_sections(tmp_path_factory.mktemp("lb"))
     assert leaderboard.main(["--doc", str(doc), *RUN]) == 0
-    out = round_robin(AGENTS, preset="seven_up", matches=6, seed=3, workers=1, progress=False)
+    out = round_robin(AGENTS, preset="seven_up", matches=20, seed=3, workers=1, progress=False)
     return doc, out
 
 
@@ -54,11 +54,11 @@ def test_tables_hold_the_round_robins_figures(written):
     text = doc.read_text()
     rating = out["ratings"]
     ranked = table(text, "| rank |")
-    assert [r[1] for r in ranked] == sorted(AGENTS, key=lambda a: -rating[a]["ordinal"])
+    assert [r[1] for r in ranked] == sorted(AGENTS, key=lambda a: (-rating[a]["rating"], AGENTS.index(a)))
     assert [r[0] for r in ranked] == ["1", "2", "3"]
-    for _, name, ordinal, mu, sigma in ranked:
-        assert (float(ordinal), float(mu), float(sigma)) == pytest.approx(
-            (rating[name]["ordinal"], rating[name]["mu"], rating[name]["sigma"]), abs=0.005)
+    for _, name, value, ci in ranked:
+        assert float(value) == rating[name]["rating"]
+        assert [float(x) for x in ci.split(" - ")] == rating[name]["ci95"]
     rows = {(r["agent"], r["opponent"]): r for r in out["results"]}
     cross = table(text, "| win rate (Wilson 95%)")
     order = [r[0] for r in cross]
@@ -75,13 +75,13 @@ def test_tables_hold_the_round_robins_figures(written):
                                                 ("heuristic", "search:worlds=1")]
     for a, b, matches, wins, rate, ci, pph, pci, opp in pairings:
         r = rows[(a, b)]
-        assert (int(matches), int(wins)) == (r["matches"], r["wins"]) == (6, r["wins"])
+        assert (int(matches), int(wins)) == (r["matches"], r["wins"]) == (20, r["wins"])
         assert float(rate) == pytest.approx(r["win_rate"], abs=5e-4)
         assert [float(x) for x in ci.split(" - ")] == pytest.approx(r["ci95"], abs=5e-4)
         assert float(pph) == pytest.approx(r["points_per_hand"], abs=5e-4)
         assert [float(x) for x in pci.split(" - ")] == pytest.approx(r["points_per_hand_ci95"], abs=5e-4)
         assert float(opp) == pytest.approx(r["opponent_points_per_hand"], abs=5e-4)
-    assert "`allfours eval --preset seven_up --agents random heuristic search:worlds=1 --matches 6 --seed 3`" in text
+    assert "`allfours eval --preset seven_up --agents random heuristic search:worlds=1 --matches 20 --seed 3`" in text
 
 
 def test_only_the_board_played_is_rewritten(written):
@@ -91,7 +91,7 @@ def test_only_the_board_played_is_rewritten(written):
     assert MIDDLE + "<!-- leaderboard:yorkshire {} -->\nuntouched\n<!-- leaderboard:yorkshire end -->\n" in text
     assert "old table" not in text
     made = leaderboard.sections(text)["seven_up"][0]
-    assert made == {"agents": AGENTS, "matches": 6, "seed": 3}
+    assert made == {"agents": AGENTS, "matches": 20, "seed": 3}
 
 
 def test_check_tells_current_from_stale(written, tmp_path, capsys):
@@ -104,12 +104,12 @@ def test_check_tells_current_from_stale(written, tmp_path, capsys):
     assert copy.read_text() == doc.read_text()  # --check writes nothing
 
     assert leaderboard.main([*quick, "--matches", "4"]) == 1
-    assert "made with matches 6 (this command: 4)" in capsys.readouterr().out
+    assert "made with matches 20 (this command: 4)" in capsys.readouterr().out
 
     r = next(r for r in out["results"] if (r["agent"], r["opponent"]) == ("random", "heuristic"))
-    row = f"| random | heuristic | 6 | {r['wins']} | {r['win_rate']:.3f} |"
+    row = f"| random | heuristic | 20 | {r['wins']} | {r['win_rate']:.3f} |"
     assert row in copy.read_text()
-    copy.write_text(copy.read_text().replace(row, f"| random | heuristic | 6 | {r['wins']} | 0.999 |"))
+    copy.write_text(copy.read_text().replace(row, f"| random | heuristic | 20 | {r['wins']} | 0.999 |"))
     assert leaderboard.main(quick) == 1
     assert "figures differ" in capsys.readouterr().out
 
