@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import re
 import subprocess
 import time
 import warnings
@@ -65,6 +66,9 @@ def metadata() -> dict:
             "code_version": code_version(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
 
 
+TEMP = re.compile(r"\..+\.tmp(\d+)")  # atomic_save's temp files: .<name>.tmp<pid>
+
+
 def atomic_save(obj, path: str | Path) -> None:
     """``torch.save`` to ``path`` atomically (temp file in the same folder, fsync, os.replace)."""
     path = Path(path)
@@ -85,6 +89,31 @@ def atomic_save(obj, path: str | Path) -> None:
             os.close(fd)
     except OSError:
         pass
+
+
+def remove_stale_temps(folder: str | Path) -> list[Path]:
+    """Remove the temp files that a save killed mid-write left in ``folder`` (those of a process still
+    running are kept: it may be saving now); the paths removed."""
+    removed = []
+    for path in sorted(Path(folder).glob(".*.tmp*")):
+        m = TEMP.fullmatch(path.name)
+        if m is None or not path.is_file() or _running(int(m.group(1))):
+            continue
+        path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def load_checkpoint(path: str | Path, *, kind: str = FORMAT) -> dict:

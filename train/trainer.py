@@ -3,8 +3,10 @@
     trainer = Trainer(cfg, run_dir)            # or Trainer.resume(run_dir)
     summary = trainer.train()
 
-Budgets: ``max_minutes`` of wall-clock (evaluation and checkpointing included, summed over
-resumes) and/or ``total_steps`` decisions; the run stops at whichever ends first. Learning rate,
+Budgets: ``max_minutes`` of wall-clock (from the trainer's construction: start-up, evaluations,
+the final one and checkpointing included, summed over resumes) and/or ``total_steps`` decisions;
+the run stops at whichever ends first. To end within its minutes, a run stops when what is left
+would not hold one more iteration and the final evaluation (each estimated from its last run). Learning rate,
 entropy coefficient and points shaping move linearly from their start to their final values
 over the budget.
 
@@ -29,8 +31,8 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from allfours.agents.checkpoint import atomic_save, code_version, load_checkpoint, metadata
-from allfours.agents.evaluation import eval_command, evaluate_agent
+from allfours.agents.checkpoint import atomic_save, code_version, load_checkpoint, metadata, remove_stale_temps
+from allfours.agents.evaluation import eval_command, evaluate_agent, seatings
 from allfours.agents.network import PolicyNet
 from allfours.agents.neural import NeuralAgent, checkpoint_path
 from allfours_env.cards import NUM_ACTIONS
@@ -113,13 +115,17 @@ class Session:
     last_checkpoint: float
 
     @classmethod
-    def now(cls, progress: dict) -> Session:
+    def now(cls, progress: dict, start: float | None = None) -> Session:
+        """A session whose clock started at ``start`` (default now): the trainer's construction, so the
+        budget counts the start-up (worker processes, agents) as the user's wall clock does."""
         t = time.time()
-        return cls(wall=t, base_seconds=progress["train_seconds"], base_steps=progress["steps"], last_checkpoint=t)
+        return cls(wall=t if start is None else start, base_seconds=progress["train_seconds"],
+                   base_steps=progress["steps"], last_checkpoint=t)
 
 
 class Trainer:
     def __init__(self, cfg: TrainConfig, run_dir: str | Path, *, checkpoint: dict | None = None):
+        self._created = time.time()
         cfg.validate()
         self.cfg = cfg
         self.run_dir = Path(run_dir)
@@ -149,12 +155,19 @@ class Trainer:
             kind = ProcessCollector if cfg.collector == "process" else make_collector
             self.collector = kind(self.rules, self.net, **kw)
         self.pool = SnapshotPool(self.run_dir / "pool", cfg.pool_size)
+        # what saves killed mid-write left behind (a run's folder would otherwise grow with each kill)
+        self.removed_temps = [p for d in (self.run_dir, self.pool.folder) for p in remove_stale_temps(d)]
         self.progress = {"steps": 0, "samples": 0, "updates": 0, "train_seconds": 0.0, "matches": 0,
                          "evals": 0, "last_eval_seconds": 0.0}
         self.best_score = -math.inf
         self.last_eval: dict = {}
         self.resumed = checkpoint is not None
         self.session: Session | None = None  # set by train()
+        # Keeping to max_minutes: seconds of the last iteration, and per evaluation opponent the seconds
+        # a match took (measured by each evaluation; before the first, by one duplicate group each).
+        self._iteration_seconds = 0.0
+        self._match_seconds: dict[str, float] = {}
+        self._reserve = 0.0  # the time the rest needs: one more iteration and the final evaluation
         try:
             if checkpoint is not None:
                 self._restore(checkpoint)
@@ -237,9 +250,40 @@ class Trainer:
         return min(f, 1.0)
 
     def budget_done(self) -> bool:
+        """The budget is spent: ``total_steps`` reached, or too little of ``max_minutes`` is left for one more
+        iteration and the final evaluation (``_plan_end``), so the run ends within its minutes."""
         cfg, p = self.cfg, self.progress
-        return ((cfg.max_minutes > 0 and p["train_seconds"] >= 60 * cfg.max_minutes)
+        return ((cfg.max_minutes > 0 and p["train_seconds"] + self._reserve >= 60 * cfg.max_minutes)
                 or (cfg.total_steps > 0 and p["steps"] >= cfg.total_steps))
+
+    def _plan_end(self, iteration_seconds: float) -> None:
+        """After an iteration: the time one more would take, plus the final evaluation's estimate."""
+        self._iteration_seconds = iteration_seconds
+        if self.cfg.max_minutes > 0:
+            self._reserve = iteration_seconds + self.final_eval_seconds()
+
+    def _no_room_after_this_evaluation(self) -> bool:
+        """An evaluation due now would leave no room for another iteration and the final evaluation:
+        it is the final one."""
+        cfg = self.cfg
+        if cfg.max_minutes <= 0:
+            return False
+        e = self.final_eval_seconds()
+        return self.progress["train_seconds"] + 2 * e + self._iteration_seconds >= 60 * cfg.max_minutes
+
+    def final_eval_seconds(self) -> float:
+        """Estimated seconds of the evaluation that ends the budget: 0 without evaluations; an opponent not
+        yet timed is timed on one duplicate group first (a few matches, counted in the budget)."""
+        cfg = self.cfg
+        if cfg.eval_every_minutes <= 0:
+            return 0.0
+        k = self.progress["evals"] + 1
+        specs = self.eval_specs(cfg.search_eval_every > 0 and k % cfg.search_eval_every == 0)
+        for spec in specs:
+            if spec not in self._match_seconds:
+                group = len(seatings(self.rules.players))
+                self.play_evaluation(specs=[spec], matches=group)
+        return sum(self._match_seconds[spec] * self.eval_matches(spec) for spec in specs)
 
     # ------------------------------------------------------------------ evaluation
     def eval_matches(self, spec: str) -> int:
@@ -261,23 +305,31 @@ class Trainer:
         self.record_evaluation(results, writer)
         return results
 
-    def play_evaluation(self, with_search: bool = False) -> dict:
-        """The matches of an evaluation, changing nothing of the trainer (so a stop may drop them)."""
+    def eval_specs(self, with_search: bool) -> list[str]:
+        cfg = self.cfg
+        searched = with_search and cfg.search_opponent not in cfg.eval_opponents
+        return list(cfg.eval_opponents) + ([cfg.search_opponent] if searched else [])
+
+    def play_evaluation(self, with_search: bool = False, specs: list[str] | None = None,
+                        matches: int | None = None) -> dict:
+        """The matches of an evaluation (``specs``, ``matches`` each: default the config's), changing nothing of
+        the trainer but the seconds a match takes (so a stop may drop them)."""
         cfg = self.cfg
         net = PolicyNet.from_arch(self.net.arch())
         net.load_state_dict(self.net.state_dict())
         # The raw network: half the time of the suit-averaged play (evaluation eats training time),
         # and comparable with earlier runs' curves; `allfours eval` judges the averaged bot (without :sym=0).
         agent = NeuralAgent(net, greedy=True, preset=self.rules.preset, symmetrize=False)
-        searched = with_search and cfg.search_opponent not in cfg.eval_opponents
-        specs = list(cfg.eval_opponents) + ([cfg.search_opponent] if searched else [])
         results = {}
         prev = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            for spec in specs:
-                results[spec] = evaluate_agent(agent, spec, preset=cfg.preset, matches=self.eval_matches(spec),
-                                               seed=cfg.eval_seed, options=cfg.rules, name=LEARNER)
+            for spec in self.eval_specs(with_search) if specs is None else specs:
+                n = self.eval_matches(spec) if matches is None else matches
+                t0 = time.perf_counter()
+                results[spec] = evaluate_agent(agent, spec, preset=cfg.preset, matches=n, seed=cfg.eval_seed,
+                                               options=cfg.rules, name=LEARNER)
+                self._match_seconds[spec] = (time.perf_counter() - t0) / n
         finally:
             torch.set_num_threads(prev)
         return results
@@ -306,9 +358,11 @@ class Trainer:
                 return self.train(log, own)
         writer = self._writer()
         bar = self._progress_bar()
-        self.session = Session.now(self.progress)
+        self.session = Session.now(self.progress, start=self._created)
+        self._created = None  # a second train() call starts its clock at its own start
         try:
             while not self.budget_done() and not stop.requested:
+                t_iteration = time.perf_counter()
                 lr, ent_coef, points = self._schedules()
                 ro, collect_s = self._collect(points)
                 losses, update_s = self._update(ro, lr, ent_coef)
@@ -317,6 +371,7 @@ class Trainer:
                 sps = ro.decisions / (collect_s + update_s)  # decisions per second through collection + update
                 if self.progress["updates"] % self.cfg.log_every_updates == 0:
                     self._log(writer, losses, ro, lr, ent_coef, points, sps, collect_s, update_s)
+                self._plan_end(time.perf_counter() - t_iteration)
                 best = self._maybe_evaluate(stop, writer, bar)
                 self._maybe_checkpoint(stop, best)
                 self._show_progress(bar, sps, ro)
@@ -394,9 +449,20 @@ class Trainer:
         cfg, p = self.cfg, self.progress
         self._tick()
         interval = 60 * cfg.eval_every_minutes
-        due = interval > 0 and p["train_seconds"] >= p.get("next_eval_seconds", interval)
-        if not (due or (self.budget_done() and interval > 0)):
+        if interval <= 0:
             return False
+        due = p["train_seconds"] >= p.get("next_eval_seconds", interval)
+        ending = self.budget_done() or (due and self._no_room_after_this_evaluation())
+        if not (due or ending):
+            return False
+        if ending:
+            self._reserve = math.inf  # the run ends after this evaluation
+            left = 60 * cfg.max_minutes - p["train_seconds"]
+            if cfg.max_minutes > 0 and self.final_eval_seconds() > left:
+                bar.write(f"the final evaluation (about {self.final_eval_seconds():.0f} s) does not fit in the "
+                          f"{max(left, 0):.0f} s left of max_minutes={cfg.max_minutes:g}: not played (evaluate "
+                          f"latest.pt with: {self.eval_command(cfg.best_metric, 'latest.pt')})")
+                return False
         k = p["evals"] + 1
         with_search = cfg.search_eval_every > 0 and k % cfg.search_eval_every == 0
         te = time.perf_counter()

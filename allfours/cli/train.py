@@ -128,6 +128,9 @@ def _train(args, cfg, run_dir: Path, stop: RunStop) -> int:
     else:
         trainer = Trainer(cfg, run_dir)
         print(f"training {cfg.preset} -> {run_dir}  (tensorboard --logdir {cfg.runs_dir})")
+    if trainer.removed_temps:
+        print(f"removed {len(trainer.removed_temps)} temp file(s) of checkpoint saves killed mid-write: "
+              + ", ".join(p.name for p in trainer.removed_temps))
     try:
         if cfg.eval_every_minutes > 0:  # what reproduces the figures, from a checkpoint of the run
             searched = [cfg.search_opponent] if cfg.search_eval_every > 0 else []
