@@ -16,8 +16,11 @@ Arguments: `opponent` (an agent spec of ``allfours.agents.make_agent``, or an ``
 "heuristic") plays every seat of the other side(s); `partner` the learner's partner in a four-player
 partnership (default: the opponent's spec); `seat` the learning seat (default 0) or "random": a seat
 per match, drawn from the episode's seed (``match_seats``); any `env()` option (`players`, `target`,
-`must_follow_suit`, `throw_in`, `reward`, `episode`, `low_cut_deals`); `render_mode` "ansi". A bad
-argument is one ValueError that names it.
+`must_follow_suit`, `throw_in`, `reward`, `episode`, `low_cut_deals`); `render_mode` "ansi" (`render()`
+returns the learner's table as text), "human" (printed at each reset and step) or "rgb_array" (that
+table as a uint8 (H, W, 3) picture: SB3's ``make_vec_env`` asks for it, video recorders use it). A bad
+argument is one ValueError that names it; `step`, `render` and `action_masks` before `reset()` are
+a RuntimeError (``gymnasium.make``'s OrderEnforcing wrapper checks `step` and `render` first: ResetNeeded).
 
 An episode is a match (or a hand, with `episode="hand"`) from the learner's first decision: the other
 seats move in between, and `step` returns once the learner is to move again or the episode is over.
@@ -28,7 +31,8 @@ Seeds and deals: the env deals as the batched engine does (``allfours_env.vector
 `reset(seed=s)` plays match 0 of seed s, each later `reset()` the next match of that seed, so that
 game i of ``gymnasium.make_vec(id, N, vectorization_mode="vector_entry_point")`` reset with seed s
 plays the very matches of this env reset with seed s + i (``agents/gym_vector.py``). The opponents'
-own randomness is reseeded from the seed too: `reset(seed=s)` replays its episodes exactly.
+own randomness is reseeded from the seed too: `reset(seed=s)` replays its episodes exactly. A seed is
+None or an int from 0 to 2**64 - 1 (``allfours_env.rules.check_seed``), else a ValueError.
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ from gymnasium import spaces
 
 from allfours_env import NUM_ACTIONS, OBS_SIZE, GameState, encode
 from allfours_env.engine import IllegalActionError
-from allfours_env.render import render_text
-from allfours_env.rules import OPTION_NAMES, Rules, make_rules
+from allfours_env.render import render_rgb, render_text
+from allfours_env.rules import OPTION_NAMES, Rules, check_seed, make_rules
 from allfours_env.vector import twin_state
 
 from .base import Agent
@@ -112,7 +116,7 @@ def mask_of(legal: int) -> np.ndarray:
 class AllFoursGymEnv(gymnasium.Env):
     """One learning seat of an All Fours match (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, preset: str = "seven_up", opponent="heuristic", partner=None, seat=0,
                  render_mode: str | None = None, **options):
@@ -132,6 +136,7 @@ class AllFoursGymEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = check_seed(seed)  # before Gymnasium's own check, whose error is no ValueError
         super().reset(seed=seed)
         if options:
             raise ValueError(f"unknown reset option(s) {sorted(options)}: this env takes none")
@@ -153,6 +158,7 @@ class AllFoursGymEnv(gymnasium.Env):
                 if not self.state.done:
                     break
             self.match += 1  # no decision for the learner in this match: the seed's next one
+        self._show()
         return self._obs(), self._info()
 
     def step(self, action):
@@ -164,23 +170,42 @@ class AllFoursGymEnv(gymnasium.Env):
         except (IllegalActionError, TypeError, ValueError):
             self.state = state.clone()
             self.state.done = True  # the offender loses the episode, as env()'s TerminateIllegalWrapper
+            self._show()
             return self._obs(), -1.0, True, False, {**self._info(), "illegal_action": True}
         reward = self._reward()
         if not state.done:
             reward += self._others()
+        self._show()
         return self._obs(), reward, state.done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the learner now, bool (57,) (sb3-contrib's MaskablePPO reads this)."""
+        self._dealt("action_masks")
         return self._mask().astype(bool)
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        return render_text(self.state, self.seat)
+        state = self._dealt("render")
+        if self.render_mode == "rgb_array":
+            return render_rgb(state, self.seat)
+        text = render_text(state, self.seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     # ------------------------------------------------------------------ helpers
+    def _dealt(self, method: str) -> GameState:
+        if self.state is None:
+            raise RuntimeError(f"call reset() before {method}(): no match is dealt yet")
+        return self.state
+
+    def _show(self) -> None:
+        if self.render_mode == "human":
+            print(render_text(self.state, self.seat))
+
     def _others(self) -> float:
         """The other seats move until the learner is to move or the episode is over -> its rewards."""
         state, seat, total = self.state, self.seat, 0.0

@@ -21,6 +21,11 @@ The engine replaces a finished match in the same step, so no terminal observatio
 An illegal action in any game raises one ValueError and changes nothing (the single env instead
 ends the episode with -1, as ``env()`` does).
 
+Seeds: None, an int s from 0 to 2**64 - N (game i gets s + i) or a list of N ints from 0 to 2**64 - 1;
+anything else is one ValueError naming it. ``step`` and ``action_masks`` before ``reset()`` raise a
+RuntimeError. It renders nothing: a ``render_mode`` (or ``max_episode_steps``) is a ValueError that
+points to ``vectorization_mode="sync"``, one single env per game.
+
 Lockstep: the engine moves every game at each of its steps, while the other seats need a different
 number of moves in each game before its learner is to move again. A game whose learner is waiting
 sits out the engine's step (``VectorEnv.step(..., hold=waiting)``), so every game stops exactly at
@@ -36,6 +41,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from allfours_env import NUM_ACTIONS, OBS_SIZE
+from allfours_env.rules import SEED_LIMIT, check_seed
 from allfours_env.vector import VectorEnv
 
 from .batched import BatchedPlayer, NetworkPlayer, batched
@@ -51,8 +57,10 @@ class AllFoursVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(self, num_envs: int = 1, preset: str = "seven_up", opponent="heuristic", partner=None, seat=0,
                  **options):
-        options.pop("render_mode", None)
-        options.pop("max_episode_steps", None)
+        for name in ("render_mode", "max_episode_steps"):
+            if options.pop(name, None) is not None:
+                raise ValueError(f"{name} is not supported by the batched env (vectorization_mode="
+                                 f"'vector_entry_point'): use vectorization_mode='sync' (one single env per game)")
         self.rules, self.opponent_spec, self.partner_spec, self.seat_choice = resolve(
             preset, opponent, partner, seat, options)
         rules = self.rules
@@ -82,19 +90,12 @@ class AllFoursVectorEnv(gymnasium.vector.VectorEnv):
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed=None, options: dict | None = None):
         """Every game starts a match -> (obs, info). ``seed``: an int s (game i gets s + i), one per game, or None."""
-        one = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
-        super().reset(seed=int(seed) if one else None if seed is None else int(list(seed)[0]))
+        given = self._game_seeds(seed)
+        super().reset(seed=None if given is None else given[0])
         if options:
             raise ValueError(f"unknown reset option(s) {sorted(options)}: this env takes none")
         n_envs = self.num_envs
-        if seed is None:
-            seeds = [int(s) for s in self.np_random.integers(1 << 63, size=n_envs)]
-        elif one:
-            seeds = [int(seed) + i for i in range(n_envs)]
-        else:
-            seeds = [int(s) for s in seed]
-            if len(seeds) != n_envs:
-                raise ValueError(f"seed must be an int, a list of {n_envs} ints or None, got {len(seeds)} seeds")
+        seeds = given or [int(s) for s in self.np_random.integers(1 << 63, size=n_envs)]
         base = seeds[0]
         for k, role in enumerate((OPPONENT, PARTNER)):
             if role in self.players_by_role:
@@ -129,9 +130,26 @@ class AllFoursVectorEnv(gymnasium.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every game's learner, bool (N, 57)."""
+        if not self._ready:
+            raise RuntimeError("call reset() before action_masks(): no match is dealt yet")
         return self._mask.copy()
 
     # ------------------------------------------------------------------ helpers
+    def _game_seeds(self, seed) -> list[int] | None:
+        """The games' seeds (None: to be drawn); one ValueError naming a bad seed (``check_seed``'s range)."""
+        n = self.num_envs
+        if seed is None:
+            return None
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            if len(seed) != n:
+                raise ValueError(f"seed must be an int, a list of {n} ints (one per game) or None, got {seed!r}")
+            return [check_seed(s, f"seed[{i}]", none=False) for i, s in enumerate(seed)]
+        first = check_seed(seed)
+        if first > SEED_LIMIT - n:
+            raise ValueError(f"seed {seed} gives game i the seed {seed} + i, past 2**64 - 1 for {n} games: "
+                             f"use a seed up to 2**64 - {n}")
+        return [first + i for i in range(n)]
+
     def _new_seats(self, rows: np.ndarray) -> None:
         """Learning seats and roles for the games in ``rows``, which have just started a match."""
         if not rows.size:

@@ -2,10 +2,11 @@
 
     allfours eval --preset seven_up --agents sb3:model.zip heuristic --matches 200 --seed 0
 
-The model is one trained on the Gymnasium ids (``agents/gym_env.py``, ``agents/gym_vector.py``,
-``examples/sb3_maskable_ppo.py``): its observation is ``observation.encode`` of the seat to move and
-its actions the 57 action ids, so it plays any seat. It plays greedily, by the project's tie rule
-(``network.greedy_actions``: the lowest legal action id within ``TIE_TOLERANCE`` of the best).
+The model is one trained on the Gymnasium ids (``agents/gym_env.py``; on the batched engine through
+``allfours.agents.sb3_vec_env.SB3VecEnv``, as ``examples/sb3_maskable_ppo.py`` does): its observation
+is ``observation.encode`` of the seat to move and its actions the 57 action ids, so it plays any seat.
+It plays greedily, by the project's tie rule (``network.greedy_actions``: the lowest legal action id
+within ``TIE_TOLERANCE`` of the best).
 sb3-contrib is optional (``pip install 'allfours[sb3]'``): it is imported when a model is loaded,
 so that importing the registry stays light. Only the model's weights are read, never its pickled parts.
 """

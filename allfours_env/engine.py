@@ -40,7 +40,7 @@ from .cards import (
     parse_card,
 )
 from .deal import TURN_UP, run_batches, stock_layout, unseen_cards
-from .rules import HAND_SIZE, Rules, make_rules, side_of
+from .rules import HAND_SIZE, Rules, check_seed, make_rules, side_of
 from .scoring import game_points, hand_awards, high_low_jack, tally
 from .tricks import legal_cards, trick_winner
 
@@ -119,16 +119,16 @@ class GameState:
     @classmethod
     def new(cls, rules: Rules | str = "yorkshire", seed: int | None = None, deal: dict | None = None,
             scores: list | None = None, record_events: bool = False, **options) -> GameState:
-        """A fresh match. ``deal`` = {"dealer", "hands", "stock"} fixes the first hand (docs/rules.md section 6).
+        """A fresh match. ``deal`` = {"dealer", "hands", "stock"} fixes the first hand (docs/rules.md section 6);
+        ``seed`` is None (a random one) or an int from 0 to 2**64 - 1 (``rules.check_seed``).
 
         ``record_events``: ``events`` is a list that collects the events of the opening deal and of every
         later action (``events.py``); otherwise it is None and ``apply_with_events`` records one action's."""
         if not isinstance(rules, Rules) or options:
             rules = make_rules(rules, **options)
+        seed = check_seed(seed)
         if seed is None:
             seed = random.SystemRandom().getrandbits(63)
-        elif not isinstance(seed, int) or isinstance(seed, bool):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
         s = cls.__new__(cls)
         s.rules = rules
         s.n = rules.players

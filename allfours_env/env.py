@@ -12,7 +12,9 @@
 
 `env(preset="yorkshire", render_mode=None, **options)`; presets `yorkshire`, `traditional`,
 `seven_up`; options `players`, `target`, `must_follow_suit`, `throw_in`, `reward` ("match" or
-"points"), `episode` ("match" or "hand"), `low_cut_deals`.
+"points"), `episode` ("match" or "hand"), `low_cut_deals`. `render_mode`: "ansi" (`render()` returns
+the table as text), "human" (prints it) or "rgb_array" (the same table drawn as a uint8 (H, W, 3)
+picture, ``render.render_rgb``; matplotlib is imported on the first such call).
 
 ### Actions
 | id     | action                                                       |
@@ -43,7 +45,9 @@ the match ("hand_result" is then the played hand, the first of the two).
 engine's own state of the match is `raw_env.game` (a `GameState`).
 
 ### Reset options
-`reset(seed=None, options={"deal": {"dealer", "hands", "stock"}, "scores": [...]})`.
+`reset(seed=None, options={"deal": {"dealer", "hands", "stock"}, "scores": [...]})`; a seed is None or
+an int from 0 to 2**64 - 1 (``rules.check_seed``), else a ValueError. `observe`, `last`, `step`,
+`view`, `render` and `state` before the first `reset()` raise a RuntimeError saying so.
 """
 
 from __future__ import annotations
@@ -59,8 +63,8 @@ from . import wrappers
 from .cards import NUM_ACTIONS
 from .engine import GameState
 from .observation import OBS_SIZE, STATE_SIZE, encode, encode_state
-from .render import render_text
-from .rules import make_rules
+from .render import render_rgb, render_text
+from .rules import check_seed, make_rules
 from .view import seat_view
 
 RESET_OPTIONS = ("deal", "scores")
@@ -76,7 +80,7 @@ def env(preset: str = "yorkshire", render_mode: str | None = None, **options):
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
-    metadata = {"render_modes": ["ansi", "human"], "name": "allfours_v0", "is_parallelizable": False,
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "allfours_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, preset: str = "yorkshire", render_mode: str | None = None, **options):
@@ -103,9 +107,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         """The global state (``state_space``): seat 0's observation, then every seat's hand now and as
         dealt, and the seat to move (``allfours_env.observation.STATE_VIEWS``). For a centralized
         critic: it shows cards that no single agent may see."""
-        if self.game is None:
-            raise RuntimeError("call reset() before state()")
-        return encode_state(self.game)
+        return encode_state(self._dealt("state"))
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -115,6 +117,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None):
+        seed = check_seed(seed)  # None or 0 .. 2**64 - 1 (random.seed would fold -1 onto 1)
         if seed is not None:
             self._seeder.seed(seed)
         options = options or {}
@@ -142,6 +145,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             self.render()
 
     def step(self, action):
+        self._dealt("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -184,26 +188,39 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
-        state = self.game
+        state = self._dealt("observe")
         legal = state.legal_mask() if state.current_player == seat else 0
         mask = np.unpackbits(np.frombuffer(legal.to_bytes(8, "little"), dtype=np.uint8), count=NUM_ACTIONS,
                              bitorder="little").view(np.int8)
         return {"observation": encode(state, seat), "action_mask": mask}
 
+    def last(self, observe: bool = True):
+        self._dealt("last")
+        return super().last(observe)
+
     def view(self, agent) -> dict:
         """JSON-serialisable structured view of what ``agent`` may know."""
-        return seat_view(self.game, self.agent_name_mapping[agent])
+        return seat_view(self._dealt("view"), self.agent_name_mapping[agent])
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        game = self._dealt("render")
         viewer = self.agent_name_mapping.get(self.agent_selection, 0)
-        text = render_text(self.game, viewer)
+        if self.render_mode == "rgb_array":
+            return render_rgb(game, viewer)
+        text = render_text(game, viewer)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _dealt(self, method: str) -> GameState:
+        """The match, or one RuntimeError if there is none yet (as Gymnasium, a method needs reset() first)."""
+        if self.game is None:
+            raise RuntimeError(f"call reset() before {method}(): no match is dealt yet")
+        return self.game
 
     def close(self):
         pass

@@ -34,7 +34,12 @@ the score, the hand count and the last hand's result carry over, as in the env),
 
 ``returns()`` are the engine's rewards: ``match_rewards()`` at the end (``reward="match"``), or the
 sum over the hands of ``points_rewards`` of each hand's points (``reward="points"``); ``rewards()`` are
-what the last player action brought, chance nodes after it included. ``resample_from_infostate`` re-deals
+what the last player action brought, chance nodes after it included. The game declares
+``RewardModel.TERMINAL`` where every reward comes at the end (``reward="match"``, and one-hand episodes),
+so that terminal-reward algorithms such as ``MCTSBot`` take it, and ``REWARDS`` for ``reward="points"``
+over a match (``reward_model``). A chance outcome not in ``chance_outcomes()`` (a seat that cannot deal
+first, a card already dealt, a number that is no card) is one ValueError, and the state stays as it
+was; an illegal player action is the engine's ``IllegalActionError``. ``resample_from_infostate`` re-deals
 every card hidden from the seat with ``allfours_env.sampling.resample``, so OpenSpiel's ISMCTS runs;
 its world has an empty ``history()`` (only the engine's state is a consistent world).
 ``state_from_engine(game, state)`` starts an OpenSpiel state at an engine state (agents.ismcts).
@@ -70,22 +75,31 @@ HAND_MOVES = 100  # a bound on the moves of one hand that random play stays far 
 # The kinds of chance node
 DEALER, DEAL, STOCK = "dealer", "deal", "stock"
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="All Fours (Python, allfours_env)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.REWARDS,
-    max_num_players=4,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=DEFAULTS,
-)
+TERMINAL, REWARDS = pyspiel.GameType.RewardModel.TERMINAL, pyspiel.GameType.RewardModel.REWARDS
+
+
+def _game_type(reward_model) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="All Fours (Python, allfours_env)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=reward_model,
+        max_num_players=4,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=DEFAULTS,
+    )
+
+
+# Each game declares its own reward model (``reward_model``); the registered type is the defaults' (reward "match").
+_GAME_TYPES = {model: _game_type(model) for model in (TERMINAL, REWARDS)}
+_GAME_TYPE = _GAME_TYPES[TERMINAL]
 
 
 def rules_from_params(params: dict) -> Rules:
@@ -117,6 +131,13 @@ def params_of(rules: Rules) -> dict:
     return {"preset": rules.preset, "players": rules.players, "target": rules.target, "episode": rules.episode,
             "reward": rules.reward, "must_follow_suit": rules.must_follow_suit, "throw_in": int(rules.throw_in),
             "low_cut_deals": rules.low_cut_deals}
+
+
+def reward_model(rules: Rules):
+    """TERMINAL where every reward comes at the end, so that terminal-reward algorithms (``MCTSBot``) take
+    the game: reward "match" (paid when the match ends), and one-hand episodes (the hand's points are paid
+    when it ends, which ends the episode). REWARDS for "points" over a match: each hand pays as it ends."""
+    return REWARDS if rules.reward == "points" and rules.episode == "match" else TERMINAL
 
 
 def dealer_probabilities(rules: Rules) -> list[float]:
@@ -194,7 +215,7 @@ class AllFoursGame(pyspiel.Game):
         info = pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=NUM_CARDS,
                                 num_players=r.players, min_utility=-bound, max_utility=bound, utility_sum=0.0,
                                 max_game_length=_max_game_length(r))
-        super().__init__(_GAME_TYPE, info, params_of(r))
+        super().__init__(_GAME_TYPES[reward_model(r)], info, params_of(r))
         self.consts = _Consts(r)
 
     def new_initial_state(self) -> AllFoursState:
@@ -246,15 +267,27 @@ class AllFoursState(pyspiel.State):
         gs = self._gs
         return gs.rules.turnup and len(gs.stock) < self._c.stock_size
 
-    def _undealt(self) -> list[int]:
-        """The cards a chance node may deal now."""
+    def _left(self) -> int:
+        """The cards a (deal or stock) chance node may deal now, as a mask."""
         if self._kind == STOCK:
             gs = self._gs
             used = mask_of(gs.stock) | mask_of(self._run)
             for m in gs.dealt:
                 used |= m
-            return mask_to_list(ALL_CARDS & ~used)
-        return mask_to_list(ALL_CARDS & ~mask_of(self._cards))
+            return ALL_CARDS & ~used
+        return ALL_CARDS & ~mask_of(self._cards)
+
+    def _check_outcome(self, action: int) -> None:
+        """One ValueError unless ``action`` is among ``chance_outcomes()`` (OpenSpiel itself checks nothing)."""
+        if self._kind == DEALER:
+            seats = [s for s, p in enumerate(self._c.dealer_probs) if p > 0]
+            if action not in seats:
+                raise ValueError(f"chance outcome {action} is not a seat that may deal first: the outcomes are {seats}")
+        elif not 0 <= action < NUM_CARDS:
+            raise ValueError(f"chance outcome {action} is not a card id (0 to 51) at this {self._kind} node")
+        elif not self._left() >> action & 1:
+            raise ValueError(f"chance outcome {action} ({card_code(action)}) is already dealt: this {self._kind} "
+                             f"node deals one of the {self._left().bit_count()} cards of chance_outcomes()")
 
     # ------------------------------------------------------------------ OpenSpiel API
     def current_player(self) -> int:
@@ -277,13 +310,15 @@ class AllFoursState(pyspiel.State):
             return [(s, p) for s, p in enumerate(self._c.dealer_probs) if p > 0]
         if self._kind is None:
             return []
-        cards = self._undealt()
+        cards = mask_to_list(self._left())
         p = 1.0 / len(cards)
         return [(c, p) for c in cards]
 
     def _apply_action(self, action: int) -> None:
         gs = self._gs
         kind = self._kind
+        if kind is not None:
+            self._check_outcome(action)
         if kind == DEALER:
             gs._start_hand(action)
             self._dealer_pending = False
@@ -303,11 +338,12 @@ class AllFoursState(pyspiel.State):
                 self._run = None
                 gs.apply(RUN_PACK)
         else:
-            self._mark = len(gs.hand_results)
+            mark = len(gs.hand_results)
             if action == RUN_PACK and self._stock_partial() and gs.is_legal(action):
                 self._run = []  # deal the rest of the stock first
             else:
-                gs.apply(int(action))
+                gs.apply(int(action))  # an illegal action: IllegalActionError, nothing changed
+            self._mark = mark
         self._kind = self._chance_kind()
 
     def _action_to_string(self, player: int, action: int) -> str:

@@ -1,6 +1,12 @@
-"""Text rendering of a game as one seat may see it (``viewer=None`` shows every hand)."""
+"""The table of a game as one seat may see it (``viewer=None`` shows every hand): text (``render_text``,
+render mode "ansi") or that text drawn as a picture (``render_rgb``, "rgb_array", for video recorders)."""
 
 from __future__ import annotations
+
+import functools
+import threading
+
+import numpy as np
 
 from .cards import SUITS, card_code, codes
 from .engine import PHASE_NAMES, GameState
@@ -40,3 +46,37 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     if state.done:
         lines.append(f"Winner: side {state.winner}" if state.winner is not None else "Episode over")
     return "\n".join(lines)
+
+
+# The picture: a fixed grid of characters that every table fits (at most 12 lines; the longest line in random
+# play of every preset, a last hand's result with three sides, has 87 characters), so every frame of a video
+# has the same size; both sides are multiples of 16, as video encoders want.
+RGB_COLUMNS, RGB_LINES = 100, 12
+RGB_SIZE = (256, 912)  # (H, W) in pixels
+_DPI = 100
+_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def _canvas():
+    """One Agg canvas reused for every picture (a new figure costs three times a redraw)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    h, w = RGB_SIZE
+    fig = Figure(figsize=(w / _DPI, h / _DPI), dpi=_DPI, facecolor="#0b5d1e")  # card-table green
+    # DejaVu Sans Mono ships with matplotlib: no system font is looked up; parse_math off: text as it is
+    text = fig.text(8 / w, 1 - 8 / h, "", family="DejaVu Sans Mono", fontsize=10.5, va="top", ha="left",
+                    color="#f4f1e6", linespacing=1.25, parse_math=False)
+    return FigureCanvasAgg(fig), text
+
+
+def render_rgb(state: GameState, viewer: int | None = None) -> np.ndarray:
+    """``render_text``'s table as a picture: uint8 (H, W, 3) with (H, W) = ``RGB_SIZE`` for every state.
+    Deterministic; imports matplotlib (Agg, no display) on the first call only."""
+    lines = [line[:RGB_COLUMNS] for line in render_text(state, viewer).split("\n")[:RGB_LINES]]
+    with _LOCK:
+        canvas, text = _canvas()
+        text.set_text("\n".join(lines))
+        canvas.draw()
+        return np.asarray(canvas.buffer_rgba())[..., :3].copy()

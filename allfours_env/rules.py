@@ -7,6 +7,7 @@ other module reads the rules from it and never hard-codes a preset.
 from __future__ import annotations
 
 import difflib
+import numbers
 from dataclasses import dataclass, field, replace
 
 from .cards import ACE, JACK, NUM_CARDS, SIX
@@ -104,6 +105,21 @@ def make_rules(preset: str = "yorkshire", **options) -> Rules:
 
 def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+SEED_LIMIT = 1 << 64  # seeds are 0 .. 2**64 - 1: the batched engine's uint64 counters hold no more
+
+
+def check_seed(seed, what: str = "seed", none: bool = True) -> int | None:
+    """``seed`` as an int (None stays None, where ``none``); one ValueError naming it unless it is an int
+    from 0 to 2**64 - 1 (numpy's too; not a bool). Every env and ``GameState.new`` read user seeds through
+    this: Python's ``random`` would fold a negative seed onto its absolute value (-1 deals as 1), and the
+    batched engine's uint64 counters would overflow past 2**64 - 1."""
+    if seed is None and none:
+        return None
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"{what} must be an int from 0 to 2**64 - 1{', or None' if none else ''}; got {seed!r}")
+    return int(seed)
 
 
 # The kind of each option's value, as ``parse_rule_options`` reads it from text.

@@ -9,8 +9,9 @@
 
 One learning seat (``--seat``, default "random": either seat, a fresh draw per match) against
 ``--opponent`` in every other seat; ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``
-runs ``--num-envs`` games on the batched engine, and ``SB3VecEnv`` below hands them to SB3 (whose
-``VecEnv`` is not Gymnasium's) with the masks that MaskablePPO asks for through ``action_masks``.
+runs ``--num-envs`` games on the batched engine, and ``allfours.agents.sb3_vec_env.SB3VecEnv`` hands
+them to SB3 (whose ``VecEnv`` is not Gymnasium's) with the masks that MaskablePPO asks for through
+``action_masks``.
 Training stops after ``--minutes`` of wall time or ``--timesteps`` learner decisions, whichever is
 first; then the greedy policy (the project's tie rule) plays ``--eval-matches`` matches against
 ``--eval-opponent`` and the script prints its win rate, with the untrained policy's beside it.
@@ -29,71 +30,15 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import VecEnv
 
 import allfours  # noqa: F401 (registers the Gymnasium ids)
 from allfours.agents.registry import make_agent
 from allfours.agents.sb3_agent import greedy
+from allfours.agents.sb3_vec_env import SB3VecEnv
 from allfours_env import GameState
 
 IDS = {"seven_up": "allfours/SevenUp-v0", "yorkshire": "allfours/Yorkshire-v0",
        "traditional": "allfours/Traditional-v0"}
-
-
-class SB3VecEnv(VecEnv):
-    """A ``gymnasium.vector.VectorEnv`` of these ids (same-step autoreset) as an SB3 ``VecEnv``."""
-
-    def __init__(self, env):
-        self.env = env
-        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
-        self._returns = np.zeros(env.num_envs)
-        self._lengths = np.zeros(env.num_envs, np.int64)
-
-    def reset(self):
-        seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
-        obs, _ = self.env.reset(seed=seed)
-        self._reset_seeds()
-        self._returns[:], self._lengths[:] = 0, 0
-        return obs
-
-    def step_async(self, actions):
-        self._actions = np.asarray(actions, np.int64)
-
-    def step_wait(self):
-        obs, rewards, terminated, truncated, _ = self.env.step(self._actions)
-        dones = terminated | truncated
-        self._returns += rewards
-        self._lengths += 1
-        infos = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(dones):
-            infos[i]["episode"] = {"r": float(self._returns[i]), "l": int(self._lengths[i])}
-        self._returns[dones], self._lengths[dones] = 0, 0
-        return obs, rewards, dones, infos
-
-    def action_masks(self) -> np.ndarray:
-        return self.env.action_masks()
-
-    def env_method(self, method_name, *args, indices=None, **kwargs):
-        if method_name != "action_masks":
-            raise AttributeError(f"SB3VecEnv has no env method {method_name!r}")
-        masks = self.env.action_masks()
-        return list(masks if indices is None else masks[self._get_indices(indices)])
-
-    def get_attr(self, attr_name, indices=None):
-        value = getattr(self.env, attr_name)
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name, value, indices=None):
-        setattr(self.env, attr_name, value)
-
-    def env_is_wrapped(self, wrapper_class, indices=None):
-        return [False for _ in self._get_indices(indices)]
-
-    def close(self):
-        self.env.close()
-
-    def get_images(self):
-        return []
 
 
 class Deadline(BaseCallback):

@@ -20,6 +20,7 @@ from allfours.agents.base import Agent
 from allfours.agents.gym_env import AllFoursGymEnv
 from allfours.agents.gym_vector import AllFoursVectorEnv
 from allfours_env import OBS_SIZE, GameState, encode
+from allfours_env.render import RGB_SIZE, render_rgb, render_text
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sb3_maskable_ppo.py"
 IDS = [("allfours:allfours/SevenUp-v0", {}), ("allfours:allfours/Yorkshire-v0", {}),
@@ -118,6 +119,74 @@ def test_an_illegal_action_loses_the_episode():
     assert (r, term, info["illegal_action"]) == (-1.0, True, True)
     with pytest.raises(RuntimeError, match="reset"):
         e.step(0)
+
+
+BAD_SEEDS = ["a", 1.5, -1, 2**64, 2**70, True]
+
+
+@pytest.mark.parametrize("seed", BAD_SEEDS)
+def test_a_bad_seed_is_one_value_error_naming_it(seed):
+    # Gymnasium's own check would be a gymnasium.error.Error, and 2**70 passed it to overflow later
+    e = gymnasium.make("allfours/SevenUp-v0").unwrapped
+    with pytest.raises(ValueError, match=r"^seed must be an int from 0 to 2\*\*64 - 1, or None; got "):
+        e.reset(seed=seed)
+    envs = gymnasium.make_vec("allfours/SevenUp-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    with pytest.raises(ValueError, match=r"^seed must be an int from 0 to 2\*\*64 - 1, or None; got "):
+        envs.reset(seed=seed)
+    if seed is not True:  # a list's entries are seeds too (numpy's ints among them)
+        with pytest.raises(ValueError, match=r"^seed\[1\] must be an int from 0 to 2\*\*64 - 1; got "):
+            envs.reset(seed=[np.uint64(3), seed])
+
+
+def test_the_largest_seeds_are_taken():
+    e = gymnasium.make("allfours/SevenUp-v0").unwrapped
+    top, _ = e.reset(seed=2**64 - 1)
+    assert np.array_equal(e.reset(seed=np.uint64(2**64 - 1))[0], top)
+    envs = gymnasium.make_vec("allfours/SevenUp-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    obs, _ = envs.reset(seed=2**64 - 2)  # games 2**64 - 2 and 2**64 - 1
+    assert np.array_equal(obs[1], top)
+    with pytest.raises(ValueError, match=r"past 2\*\*64 - 1 for 2 games: use a seed up to 2\*\*64 - 2"):
+        envs.reset(seed=2**64 - 1)
+
+
+def test_a_method_before_reset_is_one_runtime_error():
+    e = gymnasium.make("allfours/SevenUp-v0", render_mode="ansi").unwrapped
+    for call, args in (("action_masks", ()), ("render", ()), ("step", (0,))):
+        with pytest.raises(RuntimeError, match=rf"^call reset\(\) before {call}\(\)"):
+            getattr(e, call)(*args)
+    envs = gymnasium.make_vec("allfours/SevenUp-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    with pytest.raises(RuntimeError, match=r"^call reset\(\) before action_masks\(\)"):
+        envs.unwrapped.action_masks()
+    with pytest.raises(RuntimeError, match=r"^call reset\(\) before step\(\)"):
+        envs.step(np.zeros(2, np.int64))
+
+
+def test_render_modes():
+    e = gymnasium.make("allfours/SevenUp-v0", render_mode="rgb_array")
+    assert e.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
+    obs, info = e.reset(seed=1)
+    first = e.render()
+    assert first.dtype == np.uint8 and first.shape == (*RGB_SIZE, 3)
+    assert np.array_equal(first, render_rgb(e.unwrapped.state, e.unwrapped.seat))  # the learner's table
+    e.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert e.render().shape == first.shape and not np.array_equal(e.render(), first)
+    text = gymnasium.make("allfours/SevenUp-v0", render_mode="ansi")
+    text.reset(seed=1)
+    assert text.render() == render_text(text.unwrapped.state, text.unwrapped.seat)
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        gymnasium.make("allfours/SevenUp-v0", render_mode="video")
+    with pytest.raises(ValueError, match="render_mode is not supported by the batched env.*'sync'"):
+        gymnasium.make_vec("allfours/SevenUp-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                           render_mode="rgb_array")
+
+
+def test_human_render_prints_the_table_at_each_reset_and_step(capsys):
+    e = gymnasium.make("allfours/SevenUp-v0", render_mode="human").unwrapped
+    obs, info = e.reset(seed=2)
+    assert capsys.readouterr().out == render_text(e.state, e.seat) + "\n"
+    e.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert capsys.readouterr().out == render_text(e.state, e.seat) + "\n"
+    assert e.render() is None
 
 
 class Recorder(Agent):
@@ -266,6 +335,46 @@ def load_example():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_sb3_make_vec_env_with_its_defaults_steps_with_masks_and_renders():
+    # make_vec_env asks each env for render_mode="rgb_array" (it used to be a ValueError), wraps it in a
+    # Monitor and a DummyVecEnv; MaskablePPO reads the masks through env_method("action_masks")
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.env_util import make_vec_env
+
+    vec = make_vec_env("allfours:allfours/SevenUp-v0", n_envs=2, seed=3)
+    assert vec.render_mode == "rgb_array" and is_masking_supported(vec)
+    obs = vec.reset()
+    twins = [gymnasium.make("allfours/SevenUp-v0").unwrapped for _ in range(2)]
+    twin_obs = [t.reset(seed=3 + i)[0] for i, t in enumerate(twins)]
+    assert np.array_equal(obs, np.stack(twin_obs))  # game i is the single env reset with seed 3 + i
+    frames = vec.get_images()
+    assert [f.shape for f in frames] == [(*RGB_SIZE, 3)] * 2 and all(f.dtype == np.uint8 for f in frames)
+    tiled = vec.render()
+    assert tiled.dtype == np.uint8 and tiled.ndim == 3 and tiled.shape[2] == 3
+    ended = 0
+    for step in range(60):
+        masks = get_action_masks(vec)
+        assert masks.shape == (2, 57) and masks.dtype == bool
+        for i, t in enumerate(twins):
+            assert np.flatnonzero(masks[i]).tolist() == t.state.legal_actions()
+        actions = np.array([np.flatnonzero(m)[-1] for m in masks])
+        before = frames if step == 0 else vec.get_images() if step < 4 else None  # (a picture costs ~20 ms)
+        obs, rewards, dones, infos = vec.step(actions)
+        after = vec.get_images() if before is not None else None
+        for i, t in enumerate(twins):
+            t_obs, t_r, t_done, _, _ = t.step(int(actions[i]))
+            assert rewards[i] == t_r and dones[i] == t_done
+            if t_done:
+                ended += 1
+                assert "episode" in infos[i] and abs(infos[i]["episode"]["r"]) == 1.0
+                t_obs, _ = t.reset()  # DummyVecEnv resets at once: the next match of the seed
+            assert np.array_equal(obs[i], t_obs)
+            if before is not None:
+                assert not np.array_equal(before[i], after[i])  # the table changed: so did its picture
+    assert ended >= 1
 
 
 def test_example_trains_saves_and_the_model_is_an_agent(tmp_path):

@@ -7,12 +7,12 @@ from functools import partial
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
-from allfours_env import OBS_SIZE, card_code, env, parse_card, raw_env, views
+from allfours_env import OBS_SIZE, GameState, card_code, env, parse_card, raw_env, views
 from allfours_env.cards import BEG, GIVE_ONE, NUM_ACTIONS, RUN_PACK, STAND
 from allfours_env.observation import STATE_SIZE, STATE_VIEWS, encode
-from allfours_env.render import render_text
+from allfours_env.render import RGB_SIZE, render_rgb, render_text
 
 CASES = [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
          ("seven_up", {}), ("yorkshire", {"must_follow_suit": True}), ("traditional", {"episode": "hand"})]
@@ -109,7 +109,45 @@ def test_bad_reset_options_raise_value_error():
     with pytest.raises(ValueError, match="scores"):
         e.reset(seed=0, options={"scores": [1, 2, 3]})
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env("yorkshire", render_mode="rgb_array")
+        raw_env("yorkshire", render_mode="rgb")
+
+
+@pytest.mark.parametrize("seed", ["a", 1.5, -1, 2**64, 2**70, True, np.bool_(True), [1]])
+@pytest.mark.parametrize("make", [env, raw_env])
+def test_a_bad_seed_is_one_value_error_naming_it(make, seed):
+    # docs/rules.md section 6 (Reset): a seed is None or an int from 0 to 2**64 - 1; -1 used to deal as 1
+    e = make("seven_up")
+    with pytest.raises(ValueError, match=r"^seed must be an int from 0 to 2\*\*64 - 1, or None; got ") as err:
+        e.reset(seed=seed)
+    assert repr(seed) in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="seed must be an int from 0 to 2"):
+        GameState.new("seven_up", seed=seed)
+
+
+def test_the_seed_range_ends_are_accepted_and_numpy_ints_are_ints():
+    def deal(seed):
+        e = raw_env("seven_up")
+        e.reset(seed=seed)
+        return e.game.current_deal()
+    assert deal(0) != deal(2**64 - 1)
+    assert deal(np.uint64(2**64 - 1)) == deal(2**64 - 1) and deal(np.int64(1)) == deal(1)
+    numpy_seeded = GameState.new("seven_up", seed=np.int64(5))
+    assert numpy_seeded.seed == 5 and numpy_seeded.current_deal() == GameState.new("seven_up", seed=5).current_deal()
+
+
+@pytest.mark.parametrize("make", [env, raw_env])
+@pytest.mark.parametrize("call", ["observe", "last", "step", "view", "render", "state"])
+def test_a_method_before_reset_is_one_runtime_error(make, call):
+    e = make("seven_up", render_mode="ansi")
+    args = {"observe": ("player_0",), "view": ("player_0",), "step": (0,)}.get(call, ())
+    if call == "view" and make is env:
+        e = e.unwrapped  # (view is the raw env's; env() forwards it)
+    with pytest.raises(RuntimeError, match=rf"^call reset\(\) before {call}\(\): no match is dealt yet$"):
+        getattr(e, call)(*args)
+    e.reset(seed=0)
+    if call == "step":
+        args = (int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]),)
+    getattr(e, call)(*args)  # and after it, the same call works
 
 
 def test_pitchers_partner_sees_an_empty_hand_until_the_lead():
@@ -247,6 +285,26 @@ def test_ansi_render_shows_trump_scores_and_only_the_viewers_hand():
     assert "8C 9C TC JC QC KH" in viewer_line  # player_1 is to move and sees its own hand...
     other_line = next(line for line in text.splitlines() if line.startswith("  player_3"))
     assert "[6 cards]" in other_line  # ...but not player_3's
+
+
+def test_rgb_array_render_is_the_table_as_a_fixed_size_picture():
+    e = env("yorkshire", render_mode="rgb_array")
+    assert "rgb_array" in e.metadata["render_modes"]
+    e.reset(seed=0, options={"deal": YORK_DEAL})
+    before = e.render()
+    assert isinstance(before, np.ndarray) and before.dtype == np.uint8 and before.shape == (*RGB_SIZE, 3)
+    assert np.array_equal(before, e.render())  # deterministic: the same table, the same pixels
+    assert len(np.unique(before.reshape(-1, 3), axis=0)) > 2  # text drawn on the table, not a blank
+    e.step(parse_card("AH"))
+    after = e.render()
+    assert after.shape == before.shape and not np.array_equal(before, after)  # the table changed, so did the picture
+    # the picture is render_text's table: the same table drawn again gives the same pixels
+    assert np.array_equal(after, render_rgb(e.unwrapped.game, e.unwrapped.agent_name_mapping[e.agent_selection]))
+
+
+def test_pettingzoo_render_test_passes_in_every_mode():
+    assert env("seven_up").metadata["render_modes"] == ["ansi", "human", "rgb_array"]
+    render_test(lambda render_mode=None: env("seven_up", render_mode=render_mode))
 
 
 def test_structured_view_is_json_and_hides_other_hands():

@@ -290,3 +290,78 @@ def test_ismcts_and_random_bots_play_whole_matches(preset):
         returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
         assert sorted(set(returns)) == [-1.0, 1.0] and sum(returns) == 0
         assert returns[0] == returns[n - 2]  # partners (or the one seat) share the result
+
+
+# ---------------------------------------------------------------------------- chance outcomes, reward model
+def assert_refused(state, bad):
+    """``bad`` is refused with one ValueError and the state stays exactly as it was."""
+    history, text = state.history(), str(state)
+    with pytest.raises(ValueError, match=rf"^chance outcome {bad} "):
+        state.apply_action(bad)
+    assert state.history() == history and str(state) == text
+
+
+def test_a_chance_outcome_that_chance_outcomes_does_not_offer_is_refused():
+    state = load("seven_up").new_initial_state()
+    assert state.is_chance_node() and [a for a, _ in state.chance_outcomes()] == [0, 1]
+    for bad in (999, -5, 2):  # 999 used to deal as "Dealer player_999"
+        assert_refused(state, bad)
+    state.apply_action(1)  # a valid one is taken
+    assert state.history() == [1] and state.engine.dealer == 1 and state.is_chance_node()
+    state.apply_action(12)  # the first card of the deal
+    for bad in (12, 52, -7, 999):  # a card already dealt, numbers that are no card (OpenSpiel refuses -1 itself)
+        assert_refused(state, bad)
+    assert [a for a, _ in state.chance_outcomes()] == [c for c in range(NUM_CARDS) if c != 12]
+    # the stock dealt after RUN_PACK: a card already in a hand is refused too
+    rng = random.Random(0)
+    for _ in range(200):
+        state = load("traditional", 2).new_initial_state()
+        while not state.is_terminal() and "chance stock" not in str(state):
+            random_play_step(state, rng)
+        if not state.is_terminal():
+            break
+    held = mask_to_list(state.engine.hands[0])[0]
+    assert_refused(state, held)
+    state.apply_action(state.chance_outcomes()[0][0])
+
+
+def random_play_step(state, rng):
+    if state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes())
+        state.apply_action(rng.choices(actions, probs)[0])
+    else:
+        legal = state.legal_actions()
+        state.apply_action(RUN_PACK if RUN_PACK in legal else rng.choice(legal))
+
+
+@pytest.mark.parametrize("params,model", [
+    ({}, "TERMINAL"),  # reward "match": paid when the match ends
+    ({"episode": "hand"}, "TERMINAL"),  # one hand's points, paid when it (and the episode) ends
+    ({"episode": "hand", "reward": "match"}, "TERMINAL"),
+    ({"reward": "points"}, "REWARDS"),  # each hand's points as it ends, over a match
+])
+def test_the_reward_model_says_when_rewards_come(params, model):
+    game = load("traditional", 2, target=5, **params)
+    assert game.get_type().reward_model == getattr(pyspiel.GameType.RewardModel, model)
+    rng, paid_before_the_end, paid_at_the_end = random.Random(1), False, False
+    for _ in range(10):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            random_play_step(state, rng)
+            if not state.is_terminal():
+                paid_before_the_end |= any(state.rewards()) or any(state.returns())
+        paid_at_the_end |= any(state.returns())
+    assert paid_at_the_end and paid_before_the_end == (model == "REWARDS")  # the declaration is what it does
+
+
+def test_mcts_bot_plays_a_whole_match_with_match_rewards():
+    """OpenSpiel's MCTSBot takes only terminal-reward games: a whole Seven Up match, both seats."""
+    game = load("seven_up")
+    assert game.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    rng = np.random.RandomState(0)
+    bots = [mcts.MCTSBot(game, 1.4, 8, mcts.RandomRolloutEvaluator(1, np.random.RandomState(p)),
+                         random_state=np.random.RandomState(10 + p)) for p in range(2)]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+    assert sorted(returns) == [-1.0, 1.0]
+    with pytest.raises(ValueError, match="terminal rewards"):
+        mcts.MCTSBot(load("seven_up", reward="points"), 1.4, 8, mcts.RandomRolloutEvaluator(1, rng))
