@@ -47,7 +47,7 @@ class TrainConfig:
     seed: int = 1
     run_name: str = ""  # default: <preset>-<timestamp>
     runs_dir: str = "runs"
-    max_minutes: float = 60.0  # wall-clock budget, start-up and final evaluation included (0 = none); counts across resumes
+    max_minutes: float = 60.0  # wall-clock budget, start-up and final evaluation in (0 = none); counts across resumes
     total_steps: int = 0  # decision budget (0 = none); the run stops at whichever budget ends first
     init_from: str = ""  # start from these weights: a checkpoint file, run folder (its best.pt) or bot:<name>
     torch_threads: int = 1  # threads for the PPO update (2 fight each other when the other core is busy)
