@@ -2,11 +2,15 @@
 
 Hosted matches are kept in an SQLite file (``--db``, default ``$XDG_STATE_HOME/allfours/matches.db``, else
 ``~/.local/state/allfours/matches.db``; ``--db :memory:`` keeps none), so they survive a restart.
+The server answers only the Host names it is served as (``--host``, ``--allowed-hosts``), believes forwarded
+client addresses only from the proxies ``--forwarded-allow-ips`` names, and bounds its connections
+(``--max-connections``, ``--read-timeout``): ``allfours.serve.guards`` and ``allfours.serve.listen``.
 ``bot_help`` and ``check_bots`` are shared with ``allfours bot``.
 """
 
 from __future__ import annotations
 
+import argparse
 import errno
 import socket
 import sys
@@ -16,10 +20,12 @@ import uvicorn
 
 from allfours.serve.app import create_app
 from allfours.serve.core import DEFAULT_BOTS, BotPool, RequestError, shipped_bots
+from allfours.serve.guards import Hosts, host_pattern
 from allfours.serve.hosted import MatchStore
+from allfours.serve.listen import MAX_CONNECTIONS, READ_TIMEOUT, proxy_addresses, server_config
 from allfours.serve.store import MEMORY, MatchDB, StoreError, default_path
 
-from .common import Parser, UsageError, fail, port, positive_int
+from .common import Parser, UsageError, fail, port, positive_float, positive_int
 
 
 def bot_help() -> str:
@@ -52,8 +58,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", metavar="PATH", default=None,
                    help="the SQLite file that keeps hosted matches across restarts (default: "
                         f"{_shown(default_path())}); ':memory:' keeps them in memory only")
+    p.add_argument("--allowed-hosts", action="append", default=[], type=_names, metavar="NAMES",
+                   help="comma-separated host names the server is also reached as (a proxy's public name, say; "
+                        "*.example.org for a domain, * for any); it answers only these and the name or address "
+                        "of --host (on loopback: localhost, 127.0.0.1, [::1]); another Host gets 400")
+    p.add_argument("--forwarded-allow-ips", default=None, type=_proxies, metavar="IPS",
+                   help="comma-separated addresses or networks of your proxies (or *): only from these is "
+                        "X-Forwarded-For believed as the client's address (default: none)")
+    p.add_argument("--max-connections", type=positive_int, default=MAX_CONNECTIONS,
+                   help=f"connections held open at once; one more gets 503 (default {MAX_CONNECTIONS})")
+    p.add_argument("--read-timeout", type=positive_float, default=READ_TIMEOUT, metavar="SECONDS",
+                   help="seconds a client has to send a whole request, from connecting or from its previous "
+                        f"answer; then the connection is closed (default {READ_TIMEOUT:g})")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     args = p.parse_args(argv)
+    hosts = Hosts.served_as(args.host, [name for names in args.allowed_hosts for name in names])
     pool = BotPool(args.bots)
     err = check_bots(pool, None)
     if err:
@@ -72,16 +91,40 @@ def main(argv: list[str] | None = None) -> int:
     for match_id, why in matches.skipped:
         print(f"allfours serve: warning: match {match_id} not rebuilt: {why}", file=sys.stderr)
     kept = f"matches in {db.path} ({matches.rebuilt} rebuilt)" if db is not None else f"matches in memory ({MEMORY})"
-    app = create_app(pool=pool, max_body_bytes=args.max_body_bytes, matches=matches)
+    app = create_app(pool=pool, max_body_bytes=args.max_body_bytes, matches=matches, hosts=hosts)
     print(f"allfours serve: bots {pool.specs} on http://{args.host}:{args.port} (docs at /docs); {kept}",
           file=sys.stderr)
-    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level))
+    config = server_config(app, log_level=args.log_level, forwarded_allow_ips=args.forwarded_allow_ips or "",
+                           max_connections=args.max_connections, read_timeout=args.read_timeout)
     try:
-        server.run(sockets=[sock])
+        run(uvicorn.Server(config), sock)
     finally:
         if db is not None:
             db.close()
     return 0
+
+
+def run(server: uvicorn.Server, sock: socket.socket) -> None:
+    """Serve until stopped (tests replace this to run the server ``main`` configured in a thread of their own)."""
+    server.run(sockets=[sock])
+
+
+def _names(text: str) -> list[str]:
+    try:
+        return [host_pattern(x) for x in text.split(",") if x.strip()] or _empty("host names")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _proxies(text: str) -> str:
+    try:
+        return proxy_addresses(text) or _empty("addresses")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _empty(what: str):
+    raise ValueError(f"give one or more {what}, separated by commas")
 
 
 def _shown(path) -> str:

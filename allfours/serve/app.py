@@ -10,7 +10,8 @@
     GET  /play       a web page to play a hosted match against the bots (``static/``)
 
 Every error is JSON ``{"error": {"status", "type", "message"}}`` with a 4xx status that says
-what is wrong: 400 unreadable JSON (or a Content-Length that is not a number), 413 body too large,
+what is wrong: 400 unreadable JSON (or a Content-Length that is not a number, or a Host header that is not a
+name the server is served as), 413 body too large,
 422 a malformed request, an impossible view (checked by replaying it on the engine) or a bot not on
 offer; hosted matches add 403 (a wrong
 or missing seat token), 404 (no such match), 409 (not your turn, the match is over) and 429 (rate
@@ -24,14 +25,14 @@ links from a new match to its routes; tests/serve/test_schemathesis.py holds it 
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
 from fastapi import FastAPI, Header, HTTPException, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -42,6 +43,7 @@ from allfours_env import ENCODING_VERSION, PRESETS, __version__
 from allfours_env.rules import ALLOWED_PLAYERS
 
 from .core import BotPool, RequestError, answer, validation_message
+from .guards import HostCheck, Hosts, SecurityHeaders, send_json
 from .hosted import HUMAN, Limits, MatchStore
 from .models import (
     MAX_JSON_INT,
@@ -62,10 +64,24 @@ from .store import MatchDB
 
 MAX_BODY_BYTES = 64 * 1024
 STATIC = Path(__file__).parent / "static"
-# The page loads only its own files: no inline script, nothing from another host.
-# frame-ancestors 'none': no other site may show the page in a frame (and trick a player into clicks).
-PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-                "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+# Swagger UI from files installed with the package (swagger-ui-bundle), started by static/docs.js:
+# FastAPI's own page loads it from a CDN (blank offline) and starts it with an inline script (which the CSP bars).
+DOCS_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="/docs-assets/swagger-ui.css">
+<link rel="icon" href="/docs-assets/favicon-32x32.png">
+<title>{title}</title>
+</head>
+<body>
+<div id="swagger-ui" data-openapi="{openapi}"></div>
+<script src="/docs-assets/swagger-ui-bundle.js"></script>
+<script src="/static/docs.js"></script>
+</body>
+</html>
+"""
 _BODY_ERRORS = {400: {"model": ErrorResponse, "description": "the body is not readable JSON, or its Content-Length "
                                                               "is not a number"},
                 413: {"model": ErrorResponse, "description": "the body is larger than the server's limit"}}
@@ -87,11 +103,11 @@ class BodyLimit:
             if name == b"content-length":
                 if not value.isdigit():  # uvicorn refuses these itself; another server may pass them on
                     shown = value[:40].decode("latin-1")
-                    return await _send_json(send, 400, RequestError(
+                    return await send_json(send, 400, RequestError(
                         400, "invalid_request", f"the Content-Length header must be a number of bytes, got "
                                                 f"{shown!r}").body())
                 if int(value) > self.max_bytes:
-                    return await _send_json(send, 413, _too_large(self.max_bytes))
+                    return await send_json(send, 413, _too_large(self.max_bytes))
         received = 0
         started = False
 
@@ -115,18 +131,11 @@ class BodyLimit:
         except HTTPException as e:  # raised while the body streamed in, outside FastAPI's handlers
             if e.status_code != 413 or started:
                 raise
-            await _send_json(send, 413, _too_large(self.max_bytes))
+            await send_json(send, 413, _too_large(self.max_bytes))
 
 
 def _too_large(limit: int) -> dict:
     return RequestError(413, "too_large", f"the request body is larger than {limit} bytes").body()
-
-
-async def _send_json(send, status: int, body: dict) -> None:
-    data = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
-    await send({"type": "http.response.body", "body": data})
 
 
 def _card_or_error(pool: BotPool, spec: str) -> dict:
@@ -266,11 +275,12 @@ def _client(request: Request) -> str:
 
 def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
                max_body_bytes: int = MAX_BODY_BYTES, matches: MatchStore | None = None,
-               limits: Limits | None = None, db: MatchDB | None = None) -> FastAPI:
+               limits: Limits | None = None, db: MatchDB | None = None, hosts: Hosts | None = None) -> FastAPI:
     """The FastAPI app offering ``bots`` (specs for ``agents.registry.make_agent``; default: see ``BotPool``).
 
     ``matches`` (or a new ``MatchStore`` with ``limits``, and ``db`` to keep the matches in a file; default:
-    memory only) holds the hosted matches."""
+    memory only) holds the hosted matches. ``hosts`` are the Host names it answers (default: loopback's,
+    ``Hosts.loopback()``; ``allfours serve`` derives them from ``--host`` and ``--allowed-hosts``)."""
     pool = pool or BotPool(bots)
     matches = matches if matches is not None else MatchStore(pool, limits, db=db)
     app = FastAPI(title="All Fours bots", version=__version__, docs_url=None, redoc_url=None,
@@ -367,21 +377,21 @@ def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
 
     @app.get("/play", include_in_schema=False)
     def play_page() -> FileResponse:
-        return FileResponse(STATIC / "play.html", headers=PAGE_HEADERS)
+        return FileResponse(STATIC / "play.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    # The interactive docs from Swagger UI files installed with the package (swagger-ui-bundle):
-    # FastAPI's default page loads them from an outside CDN, blank on a machine without internet.
+    docs_html = DOCS_PAGE.format(title=html.escape(f"{app.title} - docs"), openapi=html.escape(app.openapi_url))
+
     @app.get("/docs", include_in_schema=False)
-    def docs_page():
-        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} - docs",
-                                   swagger_js_url="/docs-assets/swagger-ui-bundle.js",
-                                   swagger_css_url="/docs-assets/swagger-ui.css",
-                                   swagger_favicon_url="/docs-assets/favicon-32x32.png")
+    def docs_page() -> HTMLResponse:
+        return HTMLResponse(docs_html)
 
     app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
 
     if max_body_bytes:
         app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    # The last added runs first: the headers go on every answer, the Host check's too; the Host before the body.
+    app.add_middleware(HostCheck, hosts=hosts or Hosts.loopback())
+    app.add_middleware(SecurityHeaders)
     return app

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from allfours_env import GameState, action_name, make_rules, parse_action, seat_view
 
 from .core import BotPool, RequestError
-from .store import MatchDB, digest
+from .store import FileGone, MatchDB, digest
 
 HUMAN = "human"
 
@@ -112,6 +112,7 @@ class Match:
         self.last_move = now  # its creation or the latest move a person made (eviction when full)
         self.touched = 0.0  # the wall-clock time the file last recorded a request
         self.client = ""  # the address that created it (the per-client cap)
+        self.gone = False  # deleted, expired or dropped: a request that found it before then gets 404
 
     def new_secrets(self) -> tuple[dict[int, str], dict[int, str]]:
         """(tokens, join codes) for the human seats, one of each per seat; no seat is taken yet."""
@@ -236,15 +237,15 @@ class MatchStore:
             return {"match_id": match.id, "seat": seat, "token": token, "seats": _seats(match), "seq": match.seq}
 
     def view(self, match_id: str, token: str | None, since: int = 0, client: str = "") -> dict:
-        match, seat = self._get(match_id, token, client)
+        match = self._get(match_id, token, client)
         with match.lock:
-            return _answer(match, seat, since)
+            return _answer(match, self._seat(match, token), since)
 
     def move(self, match_id: str, token: str | None, action: str, since: int | None = None,
              expect_seq: int | None = None, client: str = "") -> dict:
-        match, seat = self._get(match_id, token, client)
+        match = self._get(match_id, token, client)
         with match.lock:
-            state = match.state
+            seat, state = self._seat(match, token), match.state
             if expect_seq is not None and expect_seq != match.seq:
                 raise RequestError(409, "stale", f"the match has moved on (seq {match.seq}, not {expect_seq}): "
                                                  "read it again before moving")
@@ -270,10 +271,19 @@ class MatchStore:
             return _answer(match, seat, start)
 
     def delete(self, match_id: str, token: str | None, client: str = "") -> None:
-        match, _ = self._get(match_id, token, client)
+        """End a match: out of the file first (503 and no change if that fails), then out of memory."""
+        match = self._get(match_id, token, client)
+        with match.lock:
+            self._seat(match, token)
+            if self.db is not None:
+                try:
+                    self.db.delete([match.id])
+                except sqlite3.Error as e:
+                    raise _unsaved("deletion", e) from None
+            match.gone = True
         with self._lock:
-            self._matches.pop(match.id, None)
-        self._forget([match.id])
+            if self._matches.get(match.id) is match:
+                del self._matches[match.id]
 
     def record(self, match_id: str) -> dict:
         """The server's own record of a match (everything, hidden cards included): for tests and operators."""
@@ -301,35 +311,41 @@ class MatchStore:
             match = self._matches.get(match_id)
             if match is not None and self.clock() - match.last_used > self.limits.idle_seconds:
                 del self._matches[match_id]
-                match, expired = None, True
+                match.gone, match, expired = True, None, True
         if expired:
             self._forget([match_id])
         if match is None:
-            raise RequestError(404, "no_match", f"no match {match_id[:40]!r} here: it never existed, was "
-                                                "deleted, or expired after "
-                                                f"{self.limits.idle_seconds:g} s idle"
-                                                + ("" if self.db is not None else ", or the server restarted"))
+            raise self._no_match(match_id)
         return match
 
-    def _get(self, match_id: str, token: str | None, client: str) -> tuple[Match, int]:
+    def _no_match(self, match_id: str) -> RequestError:
+        return RequestError(404, "no_match", f"no match {match_id[:40]!r} here: it never existed, was deleted, or "
+                                             f"expired after {self.limits.idle_seconds:g} s idle"
+                                             + ("" if self.db is not None else ", or the server restarted"))
+
+    def _get(self, match_id: str, token: str | None, client: str) -> Match:
         self._rate(client, token)
-        match = self._find(match_id)
+        return self._find(match_id)
+
+    def _seat(self, match: Match, token: str | None) -> int:
+        """The seat whose token this is (under ``match.lock``: a join may have replaced the token since
+        ``_get`` found the match, and the match may have gone); the first use of a token takes its seat."""
+        if match.gone:
+            raise self._no_match(match.id)
         seat = match.seat_of(token)
         if seat is None:
             raise RequestError(403, "forbidden", "this needs the token of a human seat of this match "
                                                  "('Authorization: Bearer <token>')")
         match.last_used = self.clock()
         if seat not in match.taken:  # the first use of a seat's token takes the seat: its join link no longer can
-            with match.lock:
-                if seat not in match.taken:
-                    self._seated(match, match.token_hashes, match.taken | {seat})
+            self._seated(match, match.token_hashes, match.taken | {seat})
         elif self.db is not None and self.db.clock() - match.touched > 60:  # idle expiry after a restart
             match.touched = self.db.clock()
             try:
                 self.db.touch(match.id)
             except sqlite3.Error as e:  # only the idle clock of the file: the request itself goes on
                 print(f"allfours serve: warning: could not record a request in {self.db.path}: {e}", file=sys.stderr)
-        return match, seat
+        return seat
 
     def _seated(self, match: Match, hashes: dict[int, str], taken: set[int]) -> None:
         """Record a seat taken (under ``match.lock``): in the file first, then here."""
@@ -395,18 +411,18 @@ class MatchStore:
             self.rebuilt += 1
 
     def _forget(self, match_ids: list[str]) -> None:
-        """Delete matches from the file (they are already gone here)."""
+        """Delete idle matches from the file (they are already gone here)."""
         if self.db is not None and match_ids:
             try:
                 self.db.delete(match_ids)
-            except sqlite3.Error as e:  # they stay in the file, and go at the next start (idle) or deletion
+            except sqlite3.Error as e:  # idle in the file too: the next start drops them (``delete_idle``)
                 print(f"allfours serve: warning: could not delete matches from {self.db.path}: {e}", file=sys.stderr)
 
     def _expire(self) -> None:
         now = self.clock()
         gone = [k for k, m in self._matches.items() if now - m.last_used > self.limits.idle_seconds]
         for k in gone:
-            del self._matches[k]
+            self._matches.pop(k).gone = True
         self._forget(gone)
 
     def _check_client(self, client: str) -> None:
@@ -428,21 +444,29 @@ class MatchStore:
             raise RequestError(429, "server_full", f"this server hosts no matches (max_matches={limits.max_matches})")
         finished = [m for m in self._matches.values() if m.state.done]
         if finished:
-            gone = min(finished, key=lambda m: m.last_used).id
-            del self._matches[gone]
-            self._forget([gone])
+            self._drop(min(finished, key=lambda m: m.last_used))
             return
         oldest = min(self._matches.values(), key=lambda m: m.last_move)
         wait = oldest.last_move + limits.evict_after_seconds - now
         if wait <= 0:
-            del self._matches[oldest.id]
-            self._forget([oldest.id])
+            self._drop(oldest)
             return
         err = RequestError(429, "server_full", f"this server already hosts {limits.max_matches} matches, every "
                                                f"one with a move in the last {limits.evict_after_seconds:g} s: "
                                                f"try again in {math.ceil(wait)} s")
         err.headers = {"Retry-After": str(max(1, math.ceil(wait)))}
         raise err
+
+    def _drop(self, match: Match) -> None:
+        """Drop a match to make room (under ``_lock``): out of the file first; 503 and no change if that fails
+        (a match dropped only here would be back at the next start)."""
+        if self.db is not None:
+            try:
+                self.db.delete([match.id])
+            except sqlite3.Error as e:
+                raise _unsaved("new match", e) from None
+        del self._matches[match.id]
+        match.gone = True
 
     def _apply(self, match: Match, action: int) -> None:
         match.actions.append((match.state.current, action))
@@ -462,6 +486,9 @@ class MatchStore:
 
 
 def _unsaved(what: str, e: Exception) -> RequestError:
+    if isinstance(e, FileGone):  # no use trying again: the server must be restarted
+        return RequestError(503, "storage_unavailable", f"the server could not save the {what}: {e}; nothing "
+                                                        "changed")
     return RequestError(503, "storage_unavailable", f"the server could not save the {what} ({e}): nothing changed; "
                                                     "try again in a moment")
 

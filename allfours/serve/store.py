@@ -16,9 +16,11 @@ The schema has a version (``PRAGMA user_version``) and the file an owner (``PRAG
 a damaged file, another program's database or one written by a newer release each get one clear
 ``StoreError`` instead of a traceback, and a later release can migrate an older file (``MIGRATIONS``).
 
-One server process owns one file (a second one opening it is refused: ``flock``). Past one machine, the same
-tables go into a shared SQL database (PostgreSQL, say) that every server process reaches: see docs/protocol.md,
-"Keeping matches".
+One server process owns one file (a second one opening it is refused: ``flock``), and writes to it only while
+the file at its path is still the one it opened: a file deleted (or replaced) under a running server would lose
+every later change at the next start, so each write is refused with ``FileGone`` instead. Past one machine,
+the same tables go into a shared SQL database (PostgreSQL, say) that every server process reaches: see
+docs/protocol.md, "Keeping matches".
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 from pathlib import Path
@@ -72,6 +75,11 @@ class StoreError(Exception):
     """The match file cannot be used: the message says why, in one line, and what to do."""
 
 
+class FileGone(sqlite3.OperationalError):
+    """The file at the path is no longer the one this server opened (deleted, or another put in its place):
+    nothing written now would be found at the next start. A ``sqlite3.Error``, as every other failed write."""
+
+
 def digest(secret: str) -> str:
     """What is kept of a token or a join code: its SHA-256 (they are 192 random bits: no salt or stretching)."""
     return hashlib.sha256(secret.encode()).hexdigest()
@@ -102,6 +110,9 @@ class MatchDB:
         self._lock = threading.Lock()
         self._owner = None  # an open descriptor of the file, holding its flock while this process uses it
         self.conn = self._connect()
+        # Which file this is (device, inode): the one at the path must stay it (``_check_file``).
+        st = os.fstat(self._owner) if self._owner is not None else os.stat(self.path)
+        self._identity, self.gone = (st.st_dev, st.st_ino), None
 
     @classmethod
     def open(cls, path: str | os.PathLike | None, clock=time.time) -> MatchDB | None:
@@ -207,9 +218,29 @@ class MatchDB:
             self.conn.close()
             self._release()
 
+    def _check_file(self) -> None:
+        """``FileGone`` unless the file at the path is still the one opened; the first time, one line on stderr."""
+        try:
+            st = os.stat(self.path)
+            why = None if (st.st_dev, st.st_ino) == self._identity else "was replaced by another file"
+        except FileNotFoundError:
+            why = "was deleted"
+        except OSError as e:
+            why = f"cannot be checked ({e.strerror})"
+        if why is None:
+            return
+        if self.gone is None:
+            print(f"allfours serve: error: the match file {self.path} {why} while the server ran: every change "
+                  "to a hosted match is refused (503 storage_unavailable) until the server is restarted",
+                  file=sys.stderr, flush=True)
+        self.gone = why
+        raise FileGone(f"the match file {self.path} {why} while the server ran: it keeps no more changes until "
+                       "the server is restarted")
+
     # ------------------------------------------------------------------ writing (one transaction each)
     def _write(self, statements: list[tuple[str, tuple]], pause: bool = False) -> None:
         with self._lock:
+            self._check_file()
             conn = self.conn
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -260,6 +291,7 @@ class MatchDB:
     def delete_idle(self, idle_seconds: float) -> int:
         """Delete every match without a request for ``idle_seconds``; how many went."""
         with self._lock:
+            self._check_file()
             cur = self.conn.execute("DELETE FROM matches WHERE touched < ?", (self.clock() - idle_seconds,))
             return cur.rowcount
 
@@ -293,4 +325,5 @@ class MatchDB:
                     self.conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
 
 
-__all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "MatchDB", "StoreError", "default_path", "digest"]
+__all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "FileGone", "MatchDB", "StoreError", "default_path",
+           "digest"]

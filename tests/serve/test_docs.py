@@ -33,7 +33,7 @@ def test_the_doc_has_an_example_for_every_preset():
 
 @pytest.mark.parametrize("req,answer", PAIRS, ids=[json.loads(r)["id"] for r, _ in PAIRS])
 def test_documented_example(req, answer):
-    with TestClient(create_app(["heuristic", "random", "search"])) as c:
+    with TestClient(create_app(["heuristic", "random", "search"]), base_url="http://127.0.0.1") as c:
         got = c.post("/v1/act", json=json.loads(req)).json()
     want = json.loads(answer)
     assert want["bot"]["version"] == got["bot"]["version"] == __version__
@@ -45,6 +45,6 @@ def test_the_versions_shown_are_the_packages():
     assert len(VERSIONS) >= 10
     wrong = [(line, v) for line, v in VERSIONS if v != __version__ and not CHECKPOINT_VERSION.fullmatch(v)]
     assert not wrong, f"docs/protocol.md shows versions other than the package's {__version__!r}: {wrong}"
-    with TestClient(create_app(["heuristic"])) as c:
+    with TestClient(create_app(["heuristic"]), base_url="http://127.0.0.1") as c:
         assert c.get("/v1/health").json()["version"] == __version__
         assert c.get("/v1/bots").json()["bots"][0]["version"] == __version__

@@ -57,7 +57,7 @@ def app():
 
 @pytest.fixture(scope="module")
 def client(app):
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -426,7 +426,7 @@ def test_a_trained_bot_for_other_rules_is_refused(tmp_path):
             return state.legal_actions()[0]
 
     pool = BotPool(["heuristic", "bot:x"], make=lambda spec, preset, seed, players: Trained())
-    with TestClient(create_app(pool=pool, limits=NO_LIMITS)) as c:
+    with TestClient(create_app(pool=pool, limits=NO_LIMITS), base_url="http://127.0.0.1") as c:
         err = error_of(c.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "bot:x"]}), 422)
     assert err["type"] == "bot_unavailable" and "trained for preset 'yorkshire'" in err["message"]
 
@@ -435,7 +435,7 @@ def test_a_trained_bot_for_other_rules_is_refused(tmp_path):
 def limited(**limits) -> tuple[TestClient, MatchStore, FakeClock]:
     clock = FakeClock()
     store = MatchStore(BotPool(BOTS), Limits(**{"client_rate": 0, "token_rate": 0, **limits}), clock=clock)
-    return TestClient(create_app(pool=store.pool, matches=store)), store, clock
+    return TestClient(create_app(pool=store.pool, matches=store), base_url="http://127.0.0.1"), store, clock
 
 
 def test_idle_matches_expire():
@@ -475,7 +475,7 @@ def finish(c, made) -> None:
 
 def test_live_matches_per_client():
     c, store, clock = limited(max_matches_per_client=2, idle_seconds=60)
-    other = TestClient(c.app, client=("203.0.113.9", 4000))  # another address
+    other = TestClient(c.app, client=("203.0.113.9", 4000), base_url="http://127.0.0.1")  # another address
     quick = {"preset": "seven_up", "options": {"target": 1}, "seats": ["human", "heuristic"], "seed": 3}
     a, b = create(c, **quick), create(c, **quick)
     assert not a["done"] and not b["done"]
@@ -595,7 +595,7 @@ def agrees(doc, got) -> bool:
 def test_the_documented_session():
     assert len(DOC_STEPS) >= 5
     ids = {}
-    with TestClient(create_app(["heuristic", "random", "search"])) as c:
+    with TestClient(create_app(["heuristic", "random", "search"]), base_url="http://127.0.0.1") as c:
         for request, status, answer in DOC_STEPS:
             head, _, body = request.partition("\n\n")
             lines = head.split("\n")

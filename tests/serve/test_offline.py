@@ -37,7 +37,7 @@ def _outside(url: str) -> bool:
 
 @pytest.fixture(scope="module")
 def client():
-    return TestClient(create_app(bots=["random"]))
+    return TestClient(create_app(bots=["random"]), base_url="http://127.0.0.1")
 
 
 @pytest.mark.parametrize("page", PAGES)

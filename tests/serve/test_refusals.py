@@ -28,7 +28,7 @@ def test_refusals_are_the_engines_words_for_the_seats_own_cards():
     a player void in the suit led may play a third suit.' The answer names a refused card with that rule."""
     app = create_app(["heuristic"], limits=NO_LIMITS)
     kinds = set()
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         for seed in range(12):
             made = c.post("/v1/matches", json={"preset": "traditional", "options": {"players": 2},
                                                "seats": ["human", "human"], "seed": seed}).json()

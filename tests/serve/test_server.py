@@ -47,7 +47,7 @@ VIEWS = [v for preset, options in CASES for seed in range(3) for v in views(pres
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app(["heuristic", "random", "search:worlds=2"])) as c:
+    with TestClient(create_app(["heuristic", "random", "search:worlds=2"]), base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -217,7 +217,8 @@ def test_a_content_length_that_is_not_a_number_gets_a_json_400():
 
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
              "path": "/v1/matches", "raw_path": b"/v1/matches", "query_string": b"", "root_path": "",
-             "headers": [(b"content-type", b"application/json"), (b"content-length", b"-1")],
+             "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                         (b"content-length", b"-1")],
              "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
     asyncio.run(app(scope, receive, send))
     assert sent[0]["status"] == 400 and (b"content-type", b"application/json") in sent[0]["headers"]
@@ -484,7 +485,7 @@ def checkpoint(tmp_path_factory):
 
 def test_neural_bot_served_with_its_model_card(checkpoint):
     from allfours.agents.neural import load_agent
-    with TestClient(create_app(pool=BotPool([checkpoint, "heuristic"]))) as c:
+    with TestClient(create_app(pool=BotPool([checkpoint, "heuristic"])), base_url="http://127.0.0.1") as c:
         cards = {b["name"]: b for b in c.get("/v1/bots").json()["bots"]}
         card = cards[checkpoint]
         assert card["kind"] == "neural" and card["has_policy"] and card["presets"] == ["seven_up"]
@@ -502,7 +503,7 @@ def test_neural_bot_served_with_its_model_card(checkpoint):
 
 
 def test_a_bot_that_cannot_be_built_is_listed_as_unavailable():
-    with TestClient(create_app(["random", "/nonexistent/ck.pt"])) as c:
+    with TestClient(create_app(["random", "/nonexistent/ck.pt"]), base_url="http://127.0.0.1") as c:
         cards = c.get("/v1/bots").json()["bots"]
         assert cards[0]["kind"] == "random" and cards[1]["kind"] == "unavailable"
         assert "not found" in cards[1]["description"]
@@ -518,7 +519,7 @@ def test_shipped_bots_are_offered_and_refuse_another_player_count():
     assert shipped == [f"bot:{n}" for n in BOTS if (REPO_CHECKPOINTS / f"{n}.pt").exists()]
     if "bot:traditional" not in shipped:
         pytest.skip("bot:traditional is not shipped in this checkout")
-    with TestClient(create_app(["bot:traditional", "heuristic"])) as c:
+    with TestClient(create_app(["bot:traditional", "heuristic"]), base_url="http://127.0.0.1") as c:
         cards = {b["name"]: b for b in c.get("/v1/bots").json()["bots"]}
         assert cards["bot:traditional"]["presets"] == ["traditional"]
         four = views("traditional", {}, 2)[0]
@@ -541,6 +542,6 @@ def test_a_composite_bot_is_built_for_the_tables_player_count():
     four, _ = pool.get(spec, "traditional", 4)
     assert (two.playout.players, four.playout.players) == (2, 4)
     assert pool.get(spec, "traditional")[0] is four  # the preset's own count
-    with TestClient(create_app(pool=pool)) as c:
+    with TestClient(create_app(pool=pool), base_url="http://127.0.0.1") as c:
         view = views("traditional", {"players": 2}, 2)[0]
         assert c.post("/v1/act", json={**view, "bot": spec}).json()["action"] in view["legal_actions"]

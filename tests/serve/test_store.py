@@ -6,6 +6,7 @@ restarted server would make. The real process killed with SIGKILL is tests/serve
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -244,13 +245,13 @@ def random_bytes(path):
 
 
 def foreign(path):
-    with sqlite3.connect(path) as c:
+    with contextlib.closing(sqlite3.connect(path)) as c, c:  # closed here, not whenever the collector runs
         c.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
 
 
 def newer(path):
     MatchDB(path).close()
-    with sqlite3.connect(path) as c:
+    with contextlib.closing(sqlite3.connect(path)) as c, c:  # closing it checkpoints the WAL: before the test reads
         c.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
 
 
@@ -323,14 +324,14 @@ def test_create_app_keeps_matches_in_memory_unless_given_a_db(tmp_path, monkeypa
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     app = create_app(BOTS, limits=NO_LIMITS)
     assert app.state.matches.db is None
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         assert c.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "random"]}).status_code == 201
     assert list(tmp_path.iterdir()) == []  # no file anywhere
 
 
 def test_join_over_http(tmp_path):
     app = create_app(BOTS, limits=NO_LIMITS, db=MatchDB(tmp_path / "m.db"))
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         made = c.post("/v1/matches", json={"preset": "traditional", "options": {"players": 2},
                                            "seats": ["human", "human"], "seed": 1}).json()
         url = f"/v1/matches/{made['match_id']}/join"

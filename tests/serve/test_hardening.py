@@ -1,0 +1,191 @@
+"""Hosted matches under attack (issue 39): a deletion the file does not take changes nothing, an old token
+cannot act once a join replaced it (even with the join landing mid-request), and a match file deleted or
+replaced under a running server refuses every change (503) instead of losing it at the next start."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import warnings
+
+import pytest
+
+from allfours.serve.app import create_app
+from allfours.serve.core import BotPool, RequestError
+from allfours.serve.hosted import Limits, MatchStore
+from allfours.serve.store import MatchDB
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+BOTS = ["heuristic", "random"]
+NO_LIMITS = Limits(client_rate=0, token_rate=0, max_matches=100_000, max_matches_per_client=0)
+LOCAL = "http://127.0.0.1"
+
+
+def auth(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def two_people(c: TestClient) -> dict:
+    r = c.post("/v1/matches", json={"preset": "traditional", "options": {"players": 2}, "seats": ["human", "human"],
+                                    "seed": 5})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+# ---------------------------------------------------------------------- 1. DELETE the file cannot take
+def test_a_deletion_the_file_cannot_take_is_503_and_the_match_stays_in_memory_and_in_the_file(tmp_path):
+    path = tmp_path / "m.db"
+    db = MatchDB(path)
+    app = create_app(BOTS, limits=NO_LIMITS, db=db)
+    with TestClient(app, base_url=LOCAL) as c:
+        made = two_people(c)
+        mid, token = made["match_id"], made["tokens"][0]["token"]
+        url = f"/v1/matches/{mid}"
+        before = c.get(url, headers=auth(token)).json()  # the token's first use takes the seat: written now
+        db.conn.execute("PRAGMA query_only = ON")  # SQLite itself now refuses every write, as on a full disk
+        r = c.delete(url, headers=auth(token))
+        assert r.status_code == 503, r.text
+        err = r.json()["error"]
+        assert set(r.json()) == {"error"} and set(err) == {"status", "type", "message"}
+        assert (err["status"], err["type"]) == (503, "storage_unavailable")
+        assert err["message"].startswith("the server could not save the deletion (") and "nothing changed" in err[
+            "message"] and "\n" not in err["message"]
+        assert mid in app.state.matches._matches  # still here: the token still works
+        assert c.get(url, headers=auth(token)).json() == before
+        db.conn.execute("PRAGMA query_only = OFF")
+    db.close()
+    again = MatchStore(BotPool(BOTS), NO_LIMITS, db=MatchDB(path))  # and still in the file: rebuilt at a start
+    assert again.rebuilt == 1 and again.view(mid, token)["seq"] == before["seq"]
+    again.delete(mid, token)  # a deletion that is written is for good
+    again.db.close()
+    last = MatchStore(BotPool(BOTS), NO_LIMITS, db=MatchDB(path))
+    assert last.rebuilt == 0 and last.db.count() == (0, 0)
+    with pytest.raises(RequestError) as e:
+        last.view(mid, token)
+    assert e.value.status == 404
+    last.db.close()
+
+
+def test_making_room_the_file_cannot_take_is_503_and_drops_nothing(tmp_path):
+    db = MatchDB(tmp_path / "m.db")
+    store = MatchStore(BotPool(BOTS), Limits(client_rate=0, token_rate=0, max_matches=1, max_matches_per_client=0,
+                                             evict_after_seconds=0), db=db)
+    old = store.create("seven_up", ["human", "heuristic"], seed=1)["match_id"]
+    db.conn.execute("PRAGMA query_only = ON")
+    with pytest.raises(RequestError) as e:
+        store.create("seven_up", ["human", "heuristic"], seed=2)  # the stalled match would go to make room
+    assert (e.value.status, e.value.type) == (503, "storage_unavailable") and "nothing changed" in e.value.message
+    assert list(store._matches) == [old] and db.count()[0] == 1
+    db.conn.execute("PRAGMA query_only = OFF")
+    new = store.create("seven_up", ["human", "heuristic"], seed=2)["match_id"]
+    assert list(store._matches) == [new] and db.count()[0] == 1
+    db.close()
+
+
+# ---------------------------------------------------------------------- 2. the token is checked under the lock
+class LandsFirst:
+    """A match's lock whose next acquisition first runs ``then`` (a join or a deletion, itself under the lock):
+    whatever a request looked up before taking the lock is exactly what such a race makes stale."""
+
+    def __init__(self, lock, then):
+        self.lock, self.then = lock, then
+
+    def __enter__(self):
+        then, self.then = self.then, None
+        if then is not None:
+            then()
+        return self.lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self.lock.__exit__(*exc)
+
+
+def test_a_join_landing_mid_request_leaves_the_old_token_nothing(tmp_path):
+    app = create_app(BOTS, limits=NO_LIMITS, db=MatchDB(tmp_path / "m.db"))
+    store = app.state.matches
+    with TestClient(app, base_url=LOCAL) as c:
+        made = two_people(c)
+        mid, seat = made["match_id"], made["to_move"]
+        old, code = made["tokens"][seat]["token"], made["joins"][seat]["code"]
+        record = store.record(mid)
+        legal = store._matches[mid].state.legal_actions()
+        assert legal
+        joined = []
+        match = store._matches[mid]
+        match.lock = LandsFirst(match.lock, lambda: joined.append(store.join(mid, code)))
+        r = c.post(f"/v1/matches/{mid}/moves", json={"action": "STAND" if 52 in legal else "2C"}, headers=auth(old))
+        assert joined and joined[0]["seat"] == seat  # the join landed between the lookup of the match and the lock
+        err = r.json()["error"]
+        assert r.status_code == 403 and err["type"] == "forbidden", r.text
+        assert store.record(mid) == record  # the move was not applied
+        new = c.get(f"/v1/matches/{mid}", headers=auth(joined[0]["token"])).json()
+        assert new["seat"] == seat and new["your_turn"] and new["seq"] == made["seq"]
+        assert c.get(f"/v1/matches/{mid}", headers=auth(old)).status_code == 403
+    store.db.close()
+
+
+def test_a_deletion_landing_mid_request_leaves_the_move_a_404(tmp_path):
+    app = create_app(BOTS, limits=NO_LIMITS, db=MatchDB(tmp_path / "m.db"))
+    store = app.state.matches
+    with TestClient(app, base_url=LOCAL) as c:
+        made = two_people(c)
+        mid, seat = made["match_id"], made["to_move"]
+        other = made["tokens"][1 - seat]["token"]
+        match = store._matches[mid]
+        match.lock = LandsFirst(match.lock, lambda: store.delete(mid, other))
+        r = c.post(f"/v1/matches/{mid}/moves", json={"action": "STAND"}, headers=auth(made["tokens"][seat]["token"]))
+        assert r.status_code == 404 and r.json()["error"]["type"] == "no_match", r.text
+        assert mid not in store._matches and store.db.count() == (0, 0)  # nothing written for a match gone
+    store.db.close()
+
+
+# ---------------------------------------------------------------------- 3. the file deleted under the server
+def _replace(path):
+    other = path.with_name("other.db")
+    MatchDB(other).close()
+    os.replace(other, path)
+
+
+@pytest.mark.parametrize("how,words", [(os.unlink, "was deleted"), (_replace, "was replaced by another file")])
+def test_a_match_file_gone_under_the_server_refuses_every_change_and_says_so_once(tmp_path, capfd, how, words):
+    path = tmp_path / "m.db"
+    app = create_app(BOTS, limits=NO_LIMITS, db=MatchDB(path))
+    store = app.state.matches
+    with TestClient(app, base_url=LOCAL) as c:
+        made = two_people(c)
+        mid, seat = made["match_id"], made["to_move"]
+        token = made["tokens"][seat]["token"]
+        url = f"/v1/matches/{mid}"
+        before = c.get(url, headers=auth(token)).json()
+        how(path)
+        capfd.readouterr()
+        for _ in range(2):
+            r = c.post(url + "/moves", json={"action": before["view"]["legal_actions"][0]}, headers=auth(token))
+            err = r.json()["error"]
+            assert r.status_code == 503 and err["type"] == "storage_unavailable", r.text
+            assert f"the match file {path} {words} while the server ran" in err["message"]
+            assert "restarted" in err["message"] and "nothing changed" in err["message"]
+        assert c.get(url, headers=auth(token)).json() == before  # nothing changed in memory
+        assert c.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "random"]}).status_code == 503
+        assert c.delete(url, headers=auth(token)).status_code == 503 and mid in store._matches
+        logged = capfd.readouterr().err.splitlines()
+        assert len([line for line in logged if words in line]) == 1, logged  # one line, the first time
+        assert logged[0].startswith(f"allfours serve: error: the match file {path} {words} while the server ran")
+        if not path.exists():  # a second server may take the path now: this one writes nothing into its file
+            second = MatchDB(path)
+            assert c.post(url + "/moves", json={"action": before["view"]["legal_actions"][0]},
+                          headers=auth(token)).status_code == 503
+            assert second.count() == (0, 0)
+            second.close()
+    store.db.close()
+
+
+def test_a_file_gone_is_a_sqlite_error_like_any_failed_write(tmp_path):
+    db = MatchDB(tmp_path / "m.db")
+    os.unlink(db.path)
+    with pytest.raises(sqlite3.OperationalError, match="was deleted while the server ran"):
+        db.touch("x")
+    db.close()
