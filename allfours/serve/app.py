@@ -64,7 +64,7 @@ from .store import MatchDB
 
 MAX_BODY_BYTES = 64 * 1024
 STATIC = Path(__file__).parent / "static"
-# Swagger UI from files installed with the package (swagger-ui-bundle), started by static/docs.js:
+# Swagger UI 5 from files installed with the package (swagger-ui-bundle-v2), started by static/docs.js:
 # FastAPI's own page loads it from a CDN (blank offline) and starts it with an inline script (which the CSP bars).
 DOCS_PAGE = """<!DOCTYPE html>
 <html lang="en">
