@@ -123,6 +123,14 @@ run train allfours train --config smoke max_minutes=0.1 progress_bar=false run_n
 [[ -f runs/ci/latest.pt ]] || fail train "no runs/ci/latest.pt under the working folder"
 ok train "smoke config, 6 s: wrote runs/ci/latest.pt"
 
+# The server is the [serve] extra: without it one line says what to install; with it the checks below run.
+rc=0
+allfours serve --port 1 >"$log" 2>&1 || rc=$?
+[[ $rc == 2 ]] && grep -q "pip install 'allfours\[serve\]'" "$log" && [[ $(wc -l <"$log") == 1 ]] \
+    || fail serve "without the [serve] extra: exit $rc, not one line naming the extra"
+ok serve "without the [serve] extra: $(cut -c1-90 "$log")"
+run serve "$py" -m pip install -q "$whl[serve]"
+
 port="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 allfours serve --port "$port" --db :memory: >"$work/serve.log" 2>&1 &
 server_pid=$!

@@ -22,6 +22,9 @@ COMMANDS = {
     "export": ("export", "export a trained policy to ONNX with a model card and golden test vectors"),
 }
 
+SERVER_COMMANDS = ("serve", "bot")  # the [serve] extra's commands
+SERVER_PACKAGES = ("fastapi", "starlette", "uvicorn", "pydantic", "swagger_ui_bundle")
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
@@ -43,7 +46,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"allfours: error: unknown command {cmd!r}: choose one of {', '.join(COMMANDS)} (see allfours --help)",
               file=sys.stderr)
         return 2
-    module = importlib.import_module(f"{__name__}.{COMMANDS[cmd][0]}")
+    try:
+        module = importlib.import_module(f"{__name__}.{COMMANDS[cmd][0]}")
+    except ModuleNotFoundError as e:
+        if cmd not in SERVER_COMMANDS or (e.name or "").split(".")[0] not in SERVER_PACKAGES:
+            raise
+        print(f"allfours {cmd}: error: the server's packages are not installed ({e.name}): pip install "
+              "'allfours[serve]' (from a checkout: pip install '.[serve]')", file=sys.stderr)
+        return 2
     return module.main(rest) or 0
 
 
