@@ -14,6 +14,7 @@
     make_agent("guided:bot=yorkshire,worlds=64")  # ... by a named bot or checkpoint, more worlds
     make_agent("experimental:nested:24x8")    # a research player of agents.experimental (not stable API)
     make_agent("ismcts:simulations=100")      # OpenSpiel's ISMCTS (agents.ismcts; the extra allfours[openspiel])
+    make_agent("br:target=bot:seven_up", preset="seven_up")  # a best response to a deterministic player
 
 ``make_agent`` takes the text or an ``agents.spec.AgentSpec`` parsed once at the boundary (the
 same value a worker process gets). Unknown names or parameters raise a ``ValueError`` that lists
@@ -29,6 +30,7 @@ from __future__ import annotations
 import importlib
 
 from .base import Agent
+from .best_response import BestResponseAgent
 from .guided import GuidedAgent
 from .heuristic import HeuristicAgent
 from .neural import load_network
@@ -66,6 +68,9 @@ AGENTS = {
                "(default) or side, whom the network plays in the playouts)"),
     "ismcts": (_ismcts, "OpenSpiel's ISMCTS on python_allfours (simulations per move, uct constant, episode: hand or "
                "match horizon; needs pip install 'allfours[openspiel]')"),
+    "br": (BestResponseAgent, "local best response to a deterministic target (target: heuristic, bot:<name> or a "
+           "checkpoint; consistent worlds valued and candidates drawn per move, continuation: target or heuristic, "
+           "depth: 1 or 2; two-player games)"),
 }
 assert set(AGENTS) == set(OPTIONS), "every agent name of agents.spec has a factory here"
 
@@ -94,6 +99,12 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
         return _experimental(spec.name[len(EXPERIMENTAL):])(**params)
     if spec.name == "guided":
         return GuidedAgent(**params, preset=preset, players=players)
+    if spec.name == "br":  # the target is built here, as any agent is, and answered by the responder
+        target = params.pop("target", None)
+        if target is None:
+            raise ValueError("agent 'br' needs a target: br:target=heuristic, br:target=bot:<name> or a checkpoint")
+        params["target"] = make_agent(target, preset=preset, players=players)
+        return BestResponseAgent(**params, target_label=target.label, preset=preset, players=players)
     if spec.name == "search":
         seats = check_seats(params.pop("seats", "side"), "search")
         if "playout" in params:

@@ -6,7 +6,7 @@
 
 The grammar (docs/agents.md):
 
-    random | heuristic | search | guided | ismcts   [":" key=value ("," key=value)*]
+    random | heuristic | search | guided | ismcts | br   [":" key=value ("," key=value)*]
     bot:<name>                   [":sym=0" | ":sym=1"]     a shipped bot (agents.neural.load_bot)
     <checkpoint>                 [":sym=0" | ":sym=1"]     a file ending in .pt, any existing file, or a run
                                                            folder holding best.pt or latest.pt
@@ -16,7 +16,7 @@ The grammar (docs/agents.md):
 Names are case-insensitive; spaces around keys and values go. A checkpoint path may hold colons
 (``runs/a:b/best.pt:sym=0``): the last ``:`` starts the options only where what is before it is a
 checkpoint. Values are typed by option (int, float, text) when parsed, so a bad one is refused
-before anything is built. Two options hold specs themselves:
+before anything is built. Three options hold specs themselves:
 
 * ``playout=`` (``search``, ``guided``): the playout policy, ``heuristic``, ``bot:<name>`` or a
   checkpoint (``:sym=1`` for the averaged network; raw by default). ``seats=`` says whom a network
@@ -24,6 +24,8 @@ before anything is built. Two options hold specs themselves:
   ``all``, every seat (guided's default).
 * ``bot=`` (``guided``): the network that guides, a shipped bot's name (``yorkshire`` or
   ``bot:yorkshire``) or a checkpoint.
+* ``target=`` (``br``): the deterministic player a best response answers, ``heuristic``,
+  ``bot:<name>`` or a checkpoint (``agents.best_response``).
 
 Every error is one ``ValueError`` line naming what is wrong (an unknown agent or option with the
 close matches, a value of the wrong type). A spec is a value: hashable, equal to another with the
@@ -43,6 +45,7 @@ from .bots import BOTS
 # Option kinds besides int, float and str.
 PLAYOUT = "playout"  # a nested spec: heuristic or a network
 NETWORK = "network"  # a nested network spec: a shipped bot's bare name, bot:<name> or a checkpoint
+TARGET = "target"  # a nested spec of a deterministic player: heuristic or a network (br's target)
 SYM = "sym"  # 0 or 1
 
 SEATS = ("side", "all")  # whom a network playout plays: the searching side, or every seat
@@ -59,6 +62,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "guided": {"bot": NETWORK, "worlds": int, "time": float, "candidates": int, "floor": float, "exact": int,
                "infer": int, "playout": PLAYOUT, "seats": str, "seed": int},
     "ismcts": {"simulations": int, "uct": float, "episode": str, "seed": int},
+    "br": {"target": TARGET, "worlds": int, "candidates": int, "continuation": str, "depth": int, "seed": int},
 }
 NETWORK_OPTIONS = {"sym": SYM}  # of bot:<name> and a checkpoint
 
@@ -79,8 +83,9 @@ EXPERIMENTAL_OPTIONS: dict[str, dict[str, Any]] = {
 }
 EXPERIMENTAL = "experimental:"
 
-NAMES = (*OPTIONS, "bot:<name>", "<checkpoint path or *.pt>", "sb3:<model.zip>",
-         f"{EXPERIMENTAL}<{'|'.join(EXPERIMENTAL_OPTIONS)}>")
+# br last: a player against one named target, not one to pick from a list
+NAMES = (*(n for n in OPTIONS if n != "br"), "bot:<name>", "<checkpoint path or *.pt>", "sb3:<model.zip>",
+         f"{EXPERIMENTAL}<{'|'.join(EXPERIMENTAL_OPTIONS)}>", "br:target=<spec>")
 _PREFIXES = (*OPTIONS, "bot", "sb3", "experimental")
 _TYPE_WORDS = {int: "int", float: "float", str: "str"}
 
@@ -250,6 +255,27 @@ def parse_network(text: str | AgentSpec, agent: str = "guided") -> AgentSpec:
     return spec
 
 
+def parse_target(text: str | AgentSpec, agent: str = "br") -> AgentSpec:
+    """The target of ``br:target=<text>``: a deterministic player, ``heuristic`` or a network (played greedily)."""
+    if isinstance(text, AgentSpec):
+        spec = text
+    else:
+        text = text.strip() if isinstance(text, str) else text
+        if not text:
+            raise ValueError(f"{agent} target must be heuristic, bot:<name> or a checkpoint path, got {text!r}")
+        try:
+            spec = AgentSpec.parse(text)
+        except ValueError as e:
+            raise ValueError(f"{agent} target {text!r}: {e}") from None
+    if spec.name == "random":
+        raise ValueError(f"{agent} target {spec.label!r} is stochastic (it draws its moves at random): a best response "
+                         "needs a deterministic target: heuristic, bot:<name> or a checkpoint")
+    if spec.name != "heuristic" and not spec.is_network:
+        raise ValueError(f"{agent} target {spec.label!r} is not a fixed policy (its moves depend on its own random "
+                         "draws or a search): give heuristic, bot:<name> or a checkpoint")
+    return spec
+
+
 def check_seats(seats, agent: str) -> str:
     """``seats`` if it is one of ``SEATS``, else ValueError."""
     if seats not in SEATS:
@@ -287,6 +313,8 @@ def _typed(kind, value: str, name: str, key: str):
         return parse_playout(value, name)
     if kind is NETWORK:
         return parse_network(value, name)
+    if kind is TARGET:
+        return parse_target(value, name)
     try:
         return kind(value)
     except ValueError:

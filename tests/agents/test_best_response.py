@@ -1,0 +1,212 @@
+"""``br``: worlds consistent with a deterministic target, the local best response to it, its spec and report."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from allfours.agents.base import Agent
+from allfours.agents.best_response import BestResponseAgent, decision_type
+from allfours.agents.consistent import ConsistentWorlds, TargetPolicy
+from allfours.agents.equity import equity_for_rules
+from allfours.agents.evaluation import evaluate_pairings, play_match
+from allfours.agents.exploit_search import format_report, responder_spec, run_search_exploit
+from allfours.agents.heuristic import HeuristicAgent
+from allfours.agents.registry import make_agent
+from allfours.agents.spec import AgentSpec
+from allfours.agents.worlds import hand_start
+from allfours_env import GameState
+from allfours_env.sampling import resample
+
+
+class LowestAgent(Agent):
+    """Always its lowest legal action id: deterministic, and easy to exploit."""
+
+    name = "lowest"
+    deterministic = True
+
+    def act(self, state, seat):
+        return state.legal_actions()[0]
+
+
+def _position(seed: int, target_moves: int, target: Agent | None = None) -> tuple[GameState, int]:
+    """A seven_up game played by the heuristic (seat 0) and ``target`` (seat 1) until seat 0 is to choose
+    and seat 1 has made ``target_moves`` moves with a choice this hand."""
+    target = target or HeuristicAgent()
+    h = HeuristicAgent()
+    g = GameState.new("seven_up", seed=seed)
+    while True:
+        made = sum(1 for s, _ in g.history if s == 1)
+        if g.current == 0 and made >= target_moves and len(g.legal_actions()) > 1 and not g.redeals:
+            return g, 0
+        assert not g.done
+        g.apply((h if g.current == 0 else target).act(g, g.current))
+
+
+def _replays(world: GameState, state: GameState, agent: Agent) -> bool:
+    """Game by game, with the agent itself: would it have made every move seat 1 made this hand in ``world``?"""
+    g = hand_start(world)
+    for s, a in state.history:
+        if g.current != s or not g.is_legal(a):
+            return False
+        if s == 1 and len(g.legal_actions()) > 1 and agent.act(g, s) != a:
+            return False
+        g.apply(a)
+    return True
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_the_filter_keeps_exactly_the_worlds_where_the_heuristic_would_have_moved_as_it_did(seed):
+    target = HeuristicAgent()
+    state, seat = _position(seed, 3)
+    sampler = ConsistentWorlds(TargetPolicy(target))
+    rng = random.Random(seed)
+    worlds = [resample(state, seat, rng) for _ in range(300)]
+    kept = sampler.consistent(state, seat, worlds)
+    assert kept == [_replays(w, state, target) for w in worlds]
+    assert sampler.consistent(state, seat, [state]) == [True]  # the real deal always is
+    assert 0 < sum(kept) < len(worlds)
+    # refused for the target's choices, not for the rules: every move is legal in it, one is not the heuristic's
+    assert any(not k and _rules_only(w, state) for w, k in zip(worlds, kept))
+    drawn, stats = sampler.sample(state, seat, random.Random(1), 16)
+    assert stats["filtered"] and stats["kept"] == len(drawn) > 0
+    assert all(_replays(w, state, target) for w in drawn)
+
+
+def _rules_only(world: GameState, state: GameState) -> bool:
+    """Is every move of this hand legal in ``world``?"""
+    g = hand_start(world)
+    for s, a in state.history:
+        if g.current != s or not g.is_legal(a):
+            return False
+        g.apply(a)
+    return True
+
+
+def test_a_network_target_never_refuses_a_world_its_own_moves_fit():
+    bot = make_agent("bot:seven_up", preset="seven_up", players=2)
+    state, seat = _position(5, 3, bot)
+    sampler = ConsistentWorlds(TargetPolicy(bot))
+    rng = random.Random(0)
+    worlds = [resample(state, seat, rng) for _ in range(80)]
+    kept = sampler.consistent(state, seat, worlds)
+    single = [_replays(w, state, bot) for w in worlds]
+    assert sampler.consistent(state, seat, [state]) == [True]
+    assert all(k for k, s in zip(kept, single) if s)  # batched: never refuses a world the bot's own moves fit
+    assert sum(kept) - sum(single) <= 2  # ... and keeps at most a near-tie or two more
+    assert sum(kept) < len(worlds)
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_no_strategy_fusion_the_move_depends_only_on_what_the_responder_knows(depth):
+    state, seat = _position(11, 2)
+    other = resample(state, seat, random.Random(4))  # the same information, other hidden cards
+    assert other.hands[1] != state.hands[1] and other.hands[seat] == state.hands[seat]
+    moves = []
+    for g in (state, other):
+        br = BestResponseAgent(HeuristicAgent(), worlds=8, depth=depth, seed=5)
+        moves.append((br.act(g, seat), {k: v for k, v in br.record()["decisions"][0].items() if k != "seconds"}))
+    assert moves[0] == moves[1]
+
+
+def test_the_same_seed_plays_the_same_moves():
+    runs = []
+    for _ in range(2):
+        br = BestResponseAgent(HeuristicAgent(), worlds=6, seed=0)
+        out = play_match([br, HeuristicAgent()], "seven_up", seed=21, agent_seed=3)
+        runs.append((out, [(d["type"], d["action"], d["equity_gain"]) for d in br.record()["decisions"]]))
+    assert runs[0] == runs[1] and runs[0][1]
+
+
+def test_it_beats_a_target_exploitable_by_construction():
+    agents = {"br": BestResponseAgent(LowestAgent(), worlds=6, candidates=256), "lowest": LowestAgent()}
+    out = evaluate_pairings([("br", "lowest")], preset="seven_up", matches=12, seed=0, workers=1, progress=False,
+                            agents=agents)
+    row = out["results"][0]
+    assert row["matches"] == 12 and row["wins"] >= 10, row
+
+
+def test_depth_two_values_each_action_at_least_as_depth_one_in_the_same_worlds():
+    state, seat = _position(2, 1)
+    worlds, _ = ConsistentWorlds(TargetPolicy(HeuristicAgent())).sample(state, seat, random.Random(0), 6)
+    legal = state.legal_actions()
+    one = BestResponseAgent(HeuristicAgent(), depth=1).action_values(state, seat, legal, worlds)
+    two = BestResponseAgent(HeuristicAgent(), depth=2).action_values(state, seat, legal, worlds)
+    assert all(two[a][0] >= one[a][0] for a in legal)
+    assert any(two[a][0] > one[a][0] for a in legal)
+
+
+def test_a_hand_is_valued_by_the_change_in_match_equity():
+    br = BestResponseAgent(HeuristicAgent(), worlds=4, seed=0)
+    out = play_match([HeuristicAgent(), br], "seven_up", seed=4)
+    hands = br.record()["hands"]
+    assert len(hands) == out["hands"]
+    eq = equity_for_rules(br._game.rules)
+    start = eq.value(0, 0, GameState.new("seven_up", seed=4).dealer == 1)
+    won = eq.SCALE if out["winner"] == 1 else -eq.SCALE
+    assert sum(e for e, _ in hands) == won - start  # the changes add up to the match
+    assert sum(p for _, p in hands) == out["points"][1] - out["points"][0]
+
+
+def test_decision_types():
+    g = GameState.new("seven_up", seed=1)
+    assert decision_type(g) == "stand/beg"
+    g.apply(53)
+    assert decision_type(g) == "give/run"
+    g = GameState.new("yorkshire", seed=1)
+    assert decision_type(g) == "first lead"
+    g.apply(g.legal_actions()[0])
+    assert decision_type(g) == "trick 1"
+
+
+def test_the_spec_round_trips_and_builds_the_responder():
+    text = "br:target=bot:seven_up,worlds=64,candidates=512,continuation=heuristic,depth=2,seed=3"
+    spec = AgentSpec.parse(text)
+    assert str(spec) == text and AgentSpec.parse(str(spec)) == spec
+    assert spec.get("target") == AgentSpec.parse("bot:seven_up")
+    agent = make_agent(text, preset="seven_up", players=2)
+    assert (agent.worlds, agent.sampler.candidates, agent.continuation, agent.depth) == (64, 512, "heuristic", 2)
+    assert agent.target.label == "bot:seven_up" and agent.target.symmetrize
+    frozen = responder_spec("heuristic")
+    assert str(frozen) == "br:target=heuristic,worlds=32,candidates=2048,continuation=target,depth=1"
+
+
+@pytest.mark.parametrize("text,kwargs,message", [
+    ("br:target=random", {}, "br target 'random' is stochastic"),
+    ("br:target=search", {}, "br target 'search' is not a fixed policy"),
+    ("br:target=nosuch", {}, "br target 'nosuch': unknown agent 'nosuch'"),
+    ("br:worlds=3", {"preset": "seven_up"}, "agent 'br' needs a target"),
+    ("br:target=heuristic,depth=3", {"preset": "seven_up"}, "br depth must be 1"),
+    ("br:target=heuristic,continuation=random", {"preset": "seven_up"}, "br continuation must be target"),
+    ("br:target=heuristic", {"preset": "yorkshire"}, r"br plays two-player games \(seven_up, or traditional with 2 "
+                                                     r"players\); this game \(yorkshire\) has 4 players"),
+    ("br:target=bot:seven_up", {"preset": "traditional", "players": 2},
+     "br target 'bot:seven_up' is a network for seven_up; this game is traditional"),
+])
+def test_bad_input_is_one_line(text, kwargs, message):
+    with pytest.raises(ValueError, match=message) as e:
+        make_agent(text, **kwargs)
+    assert "\n" not in str(e.value)
+
+
+def test_a_sampling_target_is_refused_when_given_as_an_object():
+    bot = make_agent("bot:seven_up", preset="seven_up", players=2)
+    bot.greedy = False
+    with pytest.raises(ValueError, match="samples its moves from its policy"):
+        BestResponseAgent(bot)
+    with pytest.raises(ValueError, match="draws its moves at random"):
+        BestResponseAgent(make_agent("random"))
+
+
+def test_the_report():
+    with pytest.raises(ValueError, match="br plays two-player games"):
+        run_search_exploit("heuristic", preset="traditional", matches=2)
+    r = run_search_exploit("heuristic", preset="seven_up", matches=2, seed=0, worlds=4, candidates=64, workers=1,
+                           progress=False)
+    assert r["matches"] == 2 and r["decisions"] == sum(t["decisions"] for t in r["by_type"]) > 0
+    assert r["by_type"][0]["type"] == "stand/beg" and r["hands"] > 0
+    assert r["command"] == ("allfours eval --preset seven_up --agents br:target=heuristic,worlds=4,candidates=64,"
+                            "continuation=target,depth=1 heuristic --matches 2 --seed 0")
+    text = format_report(r)
+    assert "win rate" in text and "first lead" in text and r["command"] in text
