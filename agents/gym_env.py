@@ -44,7 +44,7 @@ from gymnasium import spaces
 from allfours_env import NUM_ACTIONS, OBS_SIZE, GameState, encode
 from allfours_env.engine import IllegalActionError
 from allfours_env.render import render_rgb, render_text
-from allfours_env.rules import OPTION_NAMES, Rules, check_seed, make_rules
+from allfours_env.rules import RULE_OPTIONS, Rules, check_seed, make_rules
 from allfours_env.vector import twin_state
 
 from .base import Agent
@@ -57,9 +57,9 @@ U64 = np.uint64
 def resolve(preset: str, opponent, partner, seat, options: dict) -> tuple[Rules, object, object, int | str]:
     """Check ``make``'s arguments -> (rules, opponent spec, partner spec or None, seat or "random");
     one ValueError naming the bad one."""
-    unknown = sorted(set(options) - set(OPTION_NAMES))
+    unknown = sorted(set(options) - set(RULE_OPTIONS))
     if unknown:
-        raise ValueError(f"unknown option(s) {unknown} for allfours {preset}: valid are {[*ARGUMENTS, *OPTION_NAMES]}")
+        raise ValueError(f"unknown option(s) {unknown} for allfours {preset}: valid are {[*ARGUMENTS, *RULE_OPTIONS]}")
     rules = make_rules(preset, **options)
     n = rules.players
     if isinstance(seat, str):

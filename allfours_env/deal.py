@@ -17,56 +17,59 @@ from .rules import HAND_SIZE, RUN_SIZE
 TURN_UP = -1  # stock_layout's entry for a turned-up card
 
 
-def stock_layout(n: int, eldest: int, runs: int) -> list[int]:
+def stock_layout(n: int, eldest: int, runs: int, run_size: int = RUN_SIZE) -> list[int]:
     """Who takes each used stock position of a turn-up deal: the first turn-up, then per run of the
-    pack three cards to each seat from the eldest round to the dealer, then the next turn-up.
+    pack three cards (``run_size``) to each seat from the eldest round to the dealer, then the next turn-up.
     Entries are seats, ``TURN_UP`` for a turned-up card (docs/rules.md section 2)."""
-    one_run = [(eldest + i) % n for i in range(n) for _ in range(RUN_SIZE)] + [TURN_UP]
+    one_run = [(eldest + i) % n for i in range(n) for _ in range(run_size)] + [TURN_UP]
     return [TURN_UP] + one_run * runs
 
 
-def run_batches(stock: list[int], n: int, eldest: int, runs: int) -> list[list[int]]:
+def run_batches(stock: list[int], n: int, eldest: int, runs: int, run_size: int = RUN_SIZE) -> list[list[int]]:
     """Per seat, the cards it received from ``stock`` while the pack was run ``runs`` times, in order."""
     batches: list[list[int]] = [[] for _ in range(n)]
     if runs:
-        for c, who in zip(stock, stock_layout(n, eldest, runs)):
+        for c, who in zip(stock, stock_layout(n, eldest, runs, run_size)):
             if who != TURN_UP:
                 batches[who].append(c)
     return batches
 
 
-def used_stock(n: int, eldest: int, turnups: list[int], batches: list[list[int]]) -> list[int]:
+def used_stock(n: int, eldest: int, turnups: list[int], batches: list[list[int]],
+               run_size: int = RUN_SIZE) -> list[int]:
     """The used top of a turn-up deal's stock (``stock_layout`` order): ``turnups`` in order and, for each
     run of the pack, the next three cards of ``batches[s]`` to each seat ``s`` (empty without a turn-up)."""
     if not turnups:
         return []
     ups, given = iter(turnups), [iter(b) for b in batches]
     return [next(ups) if who == TURN_UP else next(given[who])
-            for who in stock_layout(n, eldest, len(turnups) - 1)]
+            for who in stock_layout(n, eldest, len(turnups) - 1, run_size)]
 
 
-def make_deal(dealer: int, cards: list[list[int]], turnups: list[int], rest: list[int]) -> dict:
+def make_deal(dealer: int, cards: list[list[int]], turnups: list[int], rest: list[int], hand_cards: int = HAND_SIZE,
+              run_size: int = RUN_SIZE) -> dict:
     """A deal in the reset format (``GameState.new(deal=...)``, docs/rules.md section 6) that gives each seat
-    ``s`` the cards ``cards[s]`` this hand: the first six in the deal, the others, in order, while the pack is
-    run once per turn-up after the first. ``rest``: the undealt stock below them, in order."""
+    ``s`` the cards ``cards[s]`` this hand: the first six (``hand_cards``) in the deal, the others, in order,
+    while the pack is run once per turn-up after the first. ``rest``: the undealt stock below them, in order."""
     n = len(cards)
     eldest = (dealer + 1) % n
-    stock = used_stock(n, eldest, turnups, [c[HAND_SIZE:] for c in cards]) + list(rest)
-    deal = {"dealer": dealer, "hands": [[card_code(c) for c in hand[:HAND_SIZE]] for hand in cards]}
+    stock = used_stock(n, eldest, turnups, [c[hand_cards:] for c in cards], run_size) + list(rest)
+    deal = {"dealer": dealer, "hands": [[card_code(c) for c in hand[:hand_cards]] for hand in cards]}
     if stock:
         deal["stock"] = [card_code(c) for c in stock]
     return deal
 
 
-def unseen_cards(hand: int, played, turnups) -> int:
-    """Mask of the cards a seat has not seen: not in ``hand`` (its own cards, 0 while it may not look
-    at them), not among the masks ``played`` (every seat's cards played or thrown in), not turned up."""
+def unseen_cards(hand: int, played, turnups, deck: int = ALL_CARDS) -> int:
+    """Mask of the cards of the pack ``deck`` a seat has not seen: not in ``hand`` (its own cards, 0 while it
+    may not look at them), not among the masks ``played`` (every seat's cards played or thrown in), not
+    turned up."""
     seen = hand
     for m in played:
         seen |= m
     for c in turnups:
         seen |= 1 << c
-    return ALL_CARDS & ~seen
+    return deck & ~seen
 
 
 def assign_cards(cards: list[int], caps: list[int], forbid: list[int], rng: random.Random) -> list[list[int]]:

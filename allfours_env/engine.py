@@ -40,7 +40,7 @@ from .cards import (
     parse_card,
 )
 from .deal import TURN_UP, run_batches, stock_layout, unseen_cards
-from .rules import HAND_SIZE, Rules, check_seed, make_rules, side_of
+from .rules import Rules, check_seed, make_rules, side_of
 from .scoring import game_points, hand_awards, high_low_jack, tally
 from .tricks import legal_cards, trick_winner
 
@@ -385,13 +385,13 @@ class GameState:
         if rules.first_dealer == "jack":
             # Deal face up from the left of seat 0 until a jack: its recipient pitches, the one
             # to their right (previous in play order) deals.
-            deck = list(range(NUM_CARDS))
+            deck = list(rules.cards)
             rng.shuffle(deck)
             i = next(k for k, c in enumerate(deck) if c % 13 == JACK)
             return i % n  # recipient = (1 + i) % n; dealer = recipient - 1
         if rules.first_dealer == "cut":
             while True:  # each cuts a card; highest (or lowest) deals; ties cut again
-                cut = rng.sample(range(NUM_CARDS), n)
+                cut = rng.sample(rules.cards, n)  # (the full pack's tuple samples as range(52) did)
                 ranks = [c % 13 for c in cut]
                 best = min(ranks) if rules.low_cut_deals else max(ranks)
                 if ranks.count(best) == 1:
@@ -413,9 +413,9 @@ class GameState:
 
     def _deal_random(self) -> None:
         rng = random.Random(self.seed * 1_000_003 + self.deals)
-        deck = list(range(NUM_CARDS))
+        deck = list(self.rules.cards)
         rng.shuffle(deck)
-        n, e, k = self.n, self.eldest, HAND_SIZE
+        n, e, k = self.n, self.eldest, self.rules.hand_cards
         hands = [0] * n
         for i in range(n):
             hands[(e + i) % n] = mask_of(deck[k * i:k * i + k])
@@ -449,10 +449,13 @@ class GameState:
         return bool(kick) and self._award(side, kick)
 
     def _run_pack(self) -> None:
-        run = stock_layout(self.n, self.eldest, 1)[1:]  # one run: the batches, then a turn-up
+        run = stock_layout(self.n, self.eldest, 1, self.rules.run_size)[1:]  # one run: the batches, then a turn-up
         while True:
             if len(self.stock) - self.stock_pos < len(run):
-                self._redeal()
+                if self.rules.run_out == "void":
+                    self._void_hand()
+                else:
+                    self._redeal()
                 return
             self.runs += 1
             for seat, c in zip(run, self.stock[self.stock_pos:]):
@@ -479,6 +482,15 @@ class GameState:
         if self.events is not None:
             self.events.append(events.redeal(self.dealer))
         self._deal_random()
+
+    def _void_hand(self) -> None:
+        """The pack ran out before a new suit turned up, under ``run_out="void"`` (docs/rules.md section 7): the
+        hand ends unplayed, with only the points already scored (turn-ups), and the deal passes on."""
+        self.hand_results += ({"trump": None, "high": None, "low": None, "jack": None, "jack_points": 0, "game": None,
+                               "game_totals": [0] * self.sides, "points": self.hand_points[:]},)
+        if self.events is not None:
+            self.events.append(events.hand_result(self.hand_no - 1, self.hand_results[-1], self.scores))
+        self._next_hand()
 
     def _set_trump_and_play(self, suit: int) -> None:
         self.trump = suit
@@ -540,6 +552,10 @@ class GameState:
         if self.events is not None:
             self.events.append(events.hand_result(self.hand_no - 1, result, self.scores,
                                                   high_low_jack(self.dealt, self.trump), counted))
+        self._next_hand()
+
+    def _next_hand(self) -> None:
+        """After a hand: the end of a one-hand episode or of the match, else the next deal."""
         if not self.done and self.rules.episode == "hand":
             self.done = True
             self.phase = OVER
@@ -556,7 +572,7 @@ class GameState:
         """This deal in the reset format (``new(deal=...)``, docs/rules.md section 6): each seat's six cards
         as dealt (not those from running the pack) and the whole stock, top first (omitted when empty).
         ``GameState.new(rules, deal=s.current_deal())`` deals the same cards again."""
-        batches = run_batches(self.stock, self.n, self.eldest, self.runs)
+        batches = run_batches(self.stock, self.n, self.eldest, self.runs, self.rules.run_size)
         hands = [m & ~mask_of(b) for m, b in zip(self.dealt, batches)]
         deal = {"dealer": self.dealer, "hands": [codes(m) for m in hands]}
         if self.stock:
@@ -585,12 +601,13 @@ class GameState:
 
     def stock_batches(self) -> list[list[int]]:
         """Per seat, the cards it received from the stock while the pack was run this deal, in order."""
-        return run_batches(self.stock, self.n, self.eldest, self.runs)
+        return run_batches(self.stock, self.n, self.eldest, self.runs, self.rules.run_size)
 
     # ------------------------------------------------------------------ helpers for agents and views
     def unseen_cards(self, seat: int) -> int:
         """Cards ``seat`` cannot see: in other hands or undealt, and its own while it may not look."""
-        return unseen_cards(0 if self.hidden_hand(seat) else self.hands[seat], self.played_by, self.turnups)
+        return unseen_cards(0 if self.hidden_hand(seat) else self.hands[seat], self.played_by, self.turnups,
+                            self.rules.deck)
 
     def match_rewards(self) -> list[float]:
         """Per-seat reward at the end of a match: +1 winners, -1 losers (-0.5 each with 3 players)."""
@@ -646,12 +663,13 @@ def _check_deal(deal, rules: Rules) -> tuple[int, list[int], list[int]]:
         raise ValueError(f"deal['hands'] must be a list of {n} hands (one per seat), got {hands!r}")
     seen: dict[int, str] = {}
     masks = []
+    k = rules.hand_cards
     for seat, hand in enumerate(hands):
-        if not isinstance(hand, (list, tuple)) or len(hand) != HAND_SIZE:
-            raise ValueError(f"deal['hands'][{seat}] must hold exactly {HAND_SIZE} card codes, got {hand!r}")
+        if not isinstance(hand, (list, tuple)) or len(hand) != k:
+            raise ValueError(f"deal['hands'][{seat}] must hold exactly {k} card codes, got {hand!r}")
         m = 0
         for code in hand:
-            c = parse_card(code)
+            c = _pack_card(code, rules)
             if c in seen:
                 raise ValueError(f"card {code!r} is dealt twice (seat {seat} and {seen[c]})")
             seen[c] = f"seat {seat}"
@@ -668,13 +686,20 @@ def _check_deal(deal, rules: Rules) -> tuple[int, list[int], list[int]]:
         raise ValueError(f"deal['stock'] must be a list of card codes, got {stock_codes!r}")
     stock = []
     for code in stock_codes:
-        c = parse_card(code)
+        c = _pack_card(code, rules)
         if c in seen:
             raise ValueError(f"card {code!r} appears twice (stock and {seen[c]})")
         seen[c] = "stock"
         stock.append(c)
     if len(stock) != need:
-        missing = [c for c in range(NUM_CARDS) if c not in seen]
+        missing = [c for c in rules.cards if c not in seen]
         raise ValueError(f"deal['stock'] must hold the {need} undealt cards, got {len(stock)}; "
                          f"missing {[card_code(c) for c in missing]}")
     return dealer, masks, stock
+
+
+def _pack_card(code, rules: Rules) -> int:
+    c = parse_card(code)
+    if not rules.deck >> c & 1:
+        raise ValueError(f"card {code!r} is not in this pack ({rules.suits} suits of ranks {rules.ranks})")
+    return c

@@ -17,7 +17,7 @@ Layout, version ``ENCODING_VERSION`` (``VIEWS`` maps name -> (start, shape)):
 | trick          | 4 x 52  | the card each relative seat has in the current trick             |
 | turnups        | 52      | every card turned up this hand (including while running the pack)|
 | turnup         | 52      | the current turn-up                                              |
-| unseen         | 52      | cards the observer has not seen (held by others or undealt)      |
+| unseen         | 52      | cards of the pack the observer has not seen (others' or undealt) |
 | trump          | 5       | trump suit C D H S, or none yet                                  |
 | led            | 5       | suit led to the current trick, or none                          |
 | phase          | 3       | stand_or_beg, give_or_run, play                                  |
@@ -28,7 +28,7 @@ Layout, version ``ENCODING_VERSION`` (``VIEWS`` maps name -> (start, shape)):
 | voids          | 4 x 4   | suits each relative seat has shown it lacks                      |
 | hidden         | 1       | the observer may not look at its hand yet                        |
 | players        | 3       | 2, 3 or 4 players                                                |
-| preset         | 3       | yorkshire, traditional, seven_up                                 |
+| preset         | 3       | yorkshire, traditional, seven_up (and the mini presets)          |
 | flags          | 2       | must_follow_suit, throw_in                                       |
 | scores         | 4       | match score of each relative seat's side / target (capped at 1)  |
 | hand_points    | 4       | points each relative seat's side scored this hand / target       |
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import ALL_CARDS, NUM_ACTIONS
+from .cards import NUM_ACTIONS
 from .engine import GIVE_OR_RUN, PLAY, STAND_OR_BEG, GameState
 
 ENCODING_VERSION = 1
@@ -97,7 +97,7 @@ def _const_bits(rules) -> int:
     bits = _CONST.get(rules)
     if bits is None:
         bits = (1 << (_OFF["players"] + rules.players - 2)
-                | 1 << (_OFF["preset"] + PRESET_ORDER.index(rules.preset))
+                | 1 << (_OFF["preset"] + PRESET_ORDER.index(rules.family))
                 | (rules.must_follow_suit | rules.throw_in << 1) << _OFF["flags"])
         _CONST[rules] = bits
     return bits
@@ -127,7 +127,8 @@ def _bits(state: GameState, observer: int) -> int:
     for c in state.turnups:
         turnups |= 1 << c
     seen |= turnups
-    bits = (_const_bits(state.rules) | hand | dealt << _OD | turnups << _OTS | (ALL_CARDS & ~seen) << _OU
+    rules = state.rules
+    bits = (_const_bits(rules) | hand | dealt << _OD | turnups << _OTS | (rules.deck & ~seen) << _OU
             | _PHASE_BITS.get(state.phase, 0) | (state.begged | state.gave_one << 1) << _ODEC
             | 1 << (_ODL + (state.dealer - observer) % n) | 1 << (_OEL + (state.eldest - observer) % n)
             | hidden << _OHID)

@@ -9,17 +9,19 @@ every rule is the engine's; this module only turns the engine's two random draws
 explicit chance nodes.
 
 Parameters (``get_parameters()`` shows them resolved): ``preset`` ("yorkshire"), ``players`` and
-``target`` (0: the preset's), ``episode`` ("match" or "hand", as the env's), ``reward`` ("match" or
+``target`` (0: the preset's), ``episode`` ("match" or "hand", as the env's; "": the preset's), ``reward`` ("match" or
 "points"; "" means the env's default: "points" for one-hand episodes, else "match"), and the rule
 options ``must_follow_suit``, ``low_cut_deals`` (bools) and ``throw_in`` (an int, since its default
-depends on the preset: -1 the preset's, 0 off, 1 on), all as in docs/rules.md section 1.
+depends on the preset: -1 the preset's, 0 off, 1 on), all as in docs/rules.md section 1; the pack's
+``suits``, ``hand_cards`` (0: the preset's), ``ranks`` and ``run_out`` ("": the preset's), section 7. The
+mini presets (``{"preset": "mini2"}``) are one-hand games with the points difference as returns.
 
 Chance, exact and card by card, as OpenSpiel's own card games deal:
 
 * the first dealer of a match: one chance node over the seats, with the probabilities of the preset's
   rule (section 2): 1/n each for a cut or a random seat, and for Yorkshire's face-up deal to the first
   jack the exact chance that the first jack falls to each seat;
-* every deal (the first hand's, each later hand's, each redeal): six cards to each seat from the
+* every deal (the first hand's, each later hand's, each redeal): six cards (``hand_cards``) each from the
   eldest round to the dealer, then (turn-up presets) the card turned up, each uniform over the cards
   not yet dealt; the engine then plays the deal with ``_deal_cards``, exactly as its own shuffles;
 * the rest of the stock only when the dealer runs the pack: after RUN_PACK the stock is dealt card by
@@ -54,11 +56,11 @@ from math import comb
 
 import numpy as np
 
-from .cards import ALL_CARDS, NUM_ACTIONS, NUM_CARDS, RUN_PACK, action_name, card_code, mask_of, mask_to_list
+from .cards import JACK, NUM_ACTIONS, NUM_CARDS, RUN_PACK, action_name, card_code, mask_of, mask_to_list
 from .engine import GameState
 from .observation import OBS_SIZE, VIEWS, encode
 from .render import render_text
-from .rules import PRESETS, Rules, make_rules
+from .rules import ALL_PRESETS, Rules, make_rules
 from .sampling import resample
 from .view import seat_view
 
@@ -68,8 +70,9 @@ except ImportError as e:  # pragma: no cover - only without the extra
     raise ImportError(f"allfours_env.openspiel needs OpenSpiel ({e}): pip install 'allfours[openspiel]'") from e
 
 GAME_NAME = "python_allfours"
-DEFAULTS = {"preset": "yorkshire", "players": 0, "target": 0, "episode": "match", "reward": "",
-            "must_follow_suit": False, "throw_in": -1, "low_cut_deals": False}
+DEFAULTS = {"preset": "yorkshire", "players": 0, "target": 0, "episode": "", "reward": "",
+            "must_follow_suit": False, "throw_in": -1, "low_cut_deals": False,
+            "suits": 0, "ranks": "", "hand_cards": 0, "run_out": ""}  # the pack: 0 and "" are the preset's
 HAND_MOVES = 100  # a bound on the moves of one hand that random play stays far inside (see _max_game_length)
 
 # The kinds of chance node
@@ -109,6 +112,8 @@ def rules_from_params(params: dict) -> Rules:
         raise ValueError(f"unknown parameter(s) {unknown} of {GAME_NAME}: valid are {sorted(DEFAULTS)}")
     p = {**DEFAULTS, **params}
     options = {k: p[k] for k in ("episode", "must_follow_suit", "low_cut_deals")}
+    if not p["episode"]:
+        del options["episode"]  # the preset's: a match, one hand for the mini presets
     if p["players"]:
         options["players"] = p["players"]
     if p["target"]:
@@ -121,16 +126,16 @@ def rules_from_params(params: dict) -> Rules:
         options["throw_in"] = bool(p["throw_in"])
     if not options["low_cut_deals"]:
         del options["low_cut_deals"]  # make_rules refuses the option on presets that do not cut
-    if p["preset"] not in PRESETS:
-        raise ValueError(f"unknown preset {p['preset']!r}: choose one of {sorted(PRESETS)}")
+    options.update({k: p[k] for k in ("suits", "ranks", "hand_cards", "run_out") if p[k]})
+    if p["preset"] not in ALL_PRESETS:
+        raise ValueError(f"unknown preset {p['preset']!r}: choose one of {sorted(ALL_PRESETS)}")
     return make_rules(p["preset"], **options)
 
 
 def params_of(rules: Rules) -> dict:
-    """The resolved OpenSpiel parameters of ``rules`` (the game's ``get_parameters()``)."""
-    return {"preset": rules.preset, "players": rules.players, "target": rules.target, "episode": rules.episode,
-            "reward": rules.reward, "must_follow_suit": rules.must_follow_suit, "throw_in": int(rules.throw_in),
-            "low_cut_deals": rules.low_cut_deals}
+    """The resolved OpenSpiel parameters of ``rules`` (the game's ``get_parameters()``; the pack's only where
+    it is not the full one, as ``Rules.to_dict``)."""
+    return {**rules.to_dict(), "throw_in": int(rules.throw_in)}
 
 
 def reward_model(rules: Rules):
@@ -143,15 +148,16 @@ def reward_model(rules: Rules):
 def dealer_probabilities(rules: Rules) -> list[float]:
     """P(seat deals first), from the preset's rule (docs/rules.md section 2). A cut and a random seat are
     the same for every seat; Yorkshire deals face up from seat 1 until a jack, whose recipient pitches and
-    the seat before it deals: the first jack at position i (chance C(51 - i, 3) / C(52, 4)) makes
-    seat i % n the dealer."""
+    the seat before it deals: the first jack at position i (chance C(51 - i, 3) / C(52, 4), on a pack of
+    N cards with J jacks C(N - 1 - i, J - 1) / C(N, J)) makes seat i % n the dealer."""
     n = rules.players
     if rules.first_dealer != "jack":
         return [1.0 / n] * n
+    size, jacks = len(rules.cards), sum(c % 13 == JACK for c in rules.cards)
     counts = [0] * n
-    for i in range(NUM_CARDS - 3):
-        counts[i % n] += comb(NUM_CARDS - 1 - i, 3)
-    total = comb(NUM_CARDS, 4)
+    for i in range(size - jacks + 1):
+        counts[i % n] += comb(size - 1 - i, jacks - 1)
+    total = comb(size, jacks)
     return [c / total for c in counts]
 
 
@@ -198,8 +204,10 @@ class _Consts:
     def __init__(self, rules: Rules):
         self.rules = rules
         self.dealer_probs = dealer_probabilities(rules)
-        self.deal_size = 6 * rules.players + (1 if rules.turnup else 0)  # dealt before play: hands, the turn-up
-        self.stock_size = NUM_CARDS - 6 * rules.players if rules.turnup else 0
+        self.hand_cards = rules.hand_cards
+        self.deal_size = rules.hand_cards * rules.players + (1 if rules.turnup else 0)  # hands, the turn-up
+        self.stock_size = rules.stock_size if rules.turnup else 0
+        self.deck = rules.deck
 
     def __deepcopy__(self, memo):
         return self
@@ -274,8 +282,8 @@ class AllFoursState(pyspiel.State):
             used = mask_of(gs.stock) | mask_of(self._run)
             for m in gs.dealt:
                 used |= m
-            return ALL_CARDS & ~used
-        return ALL_CARDS & ~mask_of(self._cards)
+            return self._c.deck & ~used
+        return self._c.deck & ~mask_of(self._cards)
 
     def _check_outcome(self, action: int) -> None:
         """One ValueError unless ``action`` is among ``chance_outcomes()`` (OpenSpiel itself checks nothing)."""
@@ -325,12 +333,12 @@ class AllFoursState(pyspiel.State):
         elif kind == DEAL:
             self._cards.append(action)
             if len(self._cards) == self._c.deal_size:
-                cards, n, e = self._cards, gs.n, gs.eldest
+                cards, n, e, k = self._cards, gs.n, gs.eldest, self._c.hand_cards
                 hands = [0] * n
                 for i in range(n):
-                    hands[(e + i) % n] = mask_of(cards[6 * i:6 * i + 6])
+                    hands[(e + i) % n] = mask_of(cards[k * i:k * i + k])
                 self._cards = []
-                gs._deal_cards(hands, cards[6 * n:])  # the engine's own deal, from a chance-dealt pack
+                gs._deal_cards(hands, cards[k * n:])  # the engine's own deal, from a chance-dealt pack
         elif kind == STOCK:
             self._run.append(action)
             if len(gs.stock) + len(self._run) == self._c.stock_size:
@@ -397,7 +405,7 @@ class AllFoursState(pyspiel.State):
         used = mask_of(gs.stock)
         for m in gs.dealt:
             used |= m
-        return mask_to_list(ALL_CARDS & ~used)
+        return mask_to_list(self._c.deck & ~used)
 
     def __str__(self) -> str:
         gs = self._gs

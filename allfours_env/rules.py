@@ -10,7 +10,7 @@ import difflib
 import numbers
 from dataclasses import dataclass, field, replace
 
-from .cards import ACE, JACK, NUM_CARDS, SIX
+from .cards import ACE, JACK, RANKS, SIX
 
 HAND_SIZE = 6  # cards dealt to each seat (docs/rules.md section 2)
 RUN_SIZE = 3  # cards more to each seat per run of the pack (docs/rules.md section 3)
@@ -37,6 +37,19 @@ class Rules:
     throw_in: bool
     reward: str  # "match" or "points"
     episode: str  # "match" or "hand"
+    # The pack (docs/rules.md section 7): suits 0..suits-1 (C D H S) of the ranks in ``ranks``, and the cards
+    # dealt to each seat; ``run_out``: "redeal" when the stock cannot give a run of the pack, or "void".
+    suits: int = 4
+    ranks: str = RANKS
+    hand_cards: int = HAND_SIZE
+    run_out: str = "redeal"
+    deck: int = field(init=False, repr=False, compare=False)  # the pack as a card mask
+    cards: tuple = field(init=False, repr=False, compare=False)  # the pack's card ids, ascending
+
+    def __post_init__(self):
+        cards = tuple(13 * s + RANKS.index(r) for s in range(self.suits) for r in self.ranks)
+        object.__setattr__(self, "cards", tuple(sorted(cards)))
+        object.__setattr__(self, "deck", sum(1 << c for c in cards))
 
     @property
     def sides(self) -> int:
@@ -45,25 +58,43 @@ class Rules:
     def side(self, seat: int) -> int:
         return side_of(seat, self.players)
 
+    @property
+    def family(self) -> str:
+        """The rule text the preset follows (a mini preset is seven_up on a small pack): the observation's slot."""
+        return MINI_BASE if self.preset in MINI_PRESETS else self.preset
+
+    @property
+    def full_deck(self) -> bool:
+        return self.suits == 4 and self.ranks == RANKS
+
+    @property
+    def run_size(self) -> int:
+        """Cards more to each seat per run of the pack: half a hand (three with six), at least one."""
+        return max(1, self.hand_cards // 2)
+
     def hand_size(self, runs: int = 0) -> int:
-        """Cards each seat is dealt in a hand: six, plus three per run of the pack (docs/rules.md sections 2-3)."""
-        return HAND_SIZE + RUN_SIZE * runs
+        """Cards each seat is dealt in a hand: six (``hand_cards``), plus three (``run_size``) per run of the
+        pack (docs/rules.md sections 2-3)."""
+        return self.hand_cards + self.run_size * runs
 
     @property
     def stock_size(self) -> int:
         """Cards left in the stock after the deal (the first turn-up is its top card)."""
-        return NUM_CARDS - HAND_SIZE * self.players
+        return len(self.cards) - self.hand_cards * self.players
 
     @property
     def max_runs(self) -> int:
         """The most times the pack can be run in one deal: after the first turn-up each run takes three
         cards a seat and a turn-up; when the stock cannot give a whole run, the deal is redone (section 3)."""
-        return (self.stock_size - 1) // (RUN_SIZE * self.players + 1)
+        return max(0, (self.stock_size - 1) // (self.run_size * self.players + 1))
 
     def to_dict(self) -> dict:
-        return {"preset": self.preset, "players": self.players, "target": self.target,
-                "must_follow_suit": self.must_follow_suit, "throw_in": self.throw_in,
-                "reward": self.reward, "episode": self.episode, "low_cut_deals": self.low_cut_deals}
+        out = {"preset": self.preset, "players": self.players, "target": self.target,
+               "must_follow_suit": self.must_follow_suit, "throw_in": self.throw_in,
+               "reward": self.reward, "episode": self.episode, "low_cut_deals": self.low_cut_deals}
+        if not self.full_deck or self.hand_cards != HAND_SIZE or self.run_out != "redeal":  # full decks: as before
+            out.update(suits=self.suits, ranks=self.ranks, hand_cards=self.hand_cards, run_out=self.run_out)
+        return out
 
 
 PRESETS = {
@@ -78,29 +109,78 @@ PRESETS = {
                       game_tie_to_elder=True, first_dealer="cut", low_cut_deals=False, hidden_partner=False,
                       must_follow_suit=False, throw_in=False, reward="match", episode="match"),
 }
-ALLOWED_PLAYERS = {"yorkshire": (4,), "traditional": (2, 3, 4), "seven_up": (2,)}
+# The solvable tiers (docs/rules.md section 7): two-player Seven Up on a small pack, one hand, the points
+# difference as payoff; when the stock cannot give a run of the pack the hand is void (a redeal would make
+# one hand endless).
+MINI_BASE = "seven_up"
+_MINI = dict(episode="hand", reward="points", run_out="void")
+MINI_PRESETS = {
+    "mini2": replace(PRESETS[MINI_BASE], preset="mini2", suits=2, ranks="TJA", hand_cards=2, **_MINI),
+    "mini3": replace(PRESETS[MINI_BASE], preset="mini3", suits=3, ranks="2JA", hand_cards=2, **_MINI),
+    "mini3x3": replace(PRESETS[MINI_BASE], preset="mini3x3", suits=3, ranks="2JA", hand_cards=3, **_MINI),
+}
+ALL_PRESETS = {**PRESETS, **MINI_PRESETS}
+ALLOWED_PLAYERS = {"yorkshire": (4,), "traditional": (2, 3, 4), "seven_up": (2,), **{m: (2,) for m in MINI_PRESETS}}
 OPTION_NAMES = ("players", "target", "must_follow_suit", "throw_in", "reward", "episode", "low_cut_deals")
+DECK_OPTIONS = ("suits", "ranks", "hand_cards", "run_out")  # the pack (section 7)
+RULE_OPTIONS = OPTION_NAMES + DECK_OPTIONS
 
 
 def make_rules(preset: str = "yorkshire", **options) -> Rules:
     """The rules of ``preset`` with ``options`` applied; ValueError on anything unknown or invalid."""
     if isinstance(preset, Rules):
         base = preset
-    elif preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r}: choose one of {sorted(PRESETS)}")
+    elif preset not in ALL_PRESETS:
+        raise ValueError(f"unknown preset {preset!r}: choose one of {sorted(ALL_PRESETS)}")
     else:
-        base = PRESETS[preset]
-    unknown = sorted(set(options) - set(OPTION_NAMES))
+        base = ALL_PRESETS[preset]
+    unknown = sorted(set(options) - set(RULE_OPTIONS))
     if unknown:
-        raise ValueError(f"unknown option(s) {unknown}: valid options are {list(OPTION_NAMES)}")
+        raise ValueError(f"unknown option(s) {unknown}: valid options are {list(RULE_OPTIONS)}")
     o = dict(options)
-    for name in OPTION_NAMES:
+    for name in RULE_OPTIONS:
         if name in o:
             check_rule_option(name, o[name], base)
+    if "ranks" in o:
+        o["ranks"] = rank_string(o["ranks"])
     # A one-hand episode scores per hand: points reward unless the user asks otherwise.
     if o.get("episode") == "hand" and "reward" not in o:
         o["reward"] = "points"
-    return replace(base, **o)
+    rules = replace(base, **o)
+    _check_pack(rules)
+    return rules
+
+
+def rank_string(value) -> str:
+    """The ranks in play as ``Rules.ranks`` holds them (rank characters, low to high) from "2,J,A", "2JA",
+    "10 J A" or a list of rank names; one ValueError for anything else."""
+    if isinstance(value, str):
+        names = value.replace(",", " ").split()
+        if len(names) == 1:  # "2JA" or "10JA": one character a rank
+            names = list(names[0].replace("10", "T"))
+    elif isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value):
+        names = list(value)
+    else:
+        raise ValueError(f"ranks must be rank names such as '2,J,A' (of {RANKS}), got {value!r}")
+    names = ["T" if x.strip() == "10" else x.strip().upper() for x in names]
+    bad = [x for x in names if len(x) != 1 or x not in RANKS]
+    if bad or not names or len(set(names)) != len(names):
+        raise ValueError(f"ranks must be distinct rank names of {RANKS} (10 or T for the ten), such as '2,J,A'; "
+                         f"got {value!r}")
+    return "".join(sorted(names, key=RANKS.index))
+
+
+def _check_pack(rules: Rules) -> None:
+    """One ValueError for a pack that cannot play the rules: too few cards for a deal, or no jack to find the
+    first dealer by."""
+    need = rules.hand_cards * rules.players + (1 if rules.turnup else 0)
+    if len(rules.cards) < need:
+        raise ValueError(f"a pack of {len(rules.cards)} cards ({rules.suits} suits x ranks {rules.ranks}) is too small:"
+                         f" {rules.players} players x {rules.hand_cards} cards{' and a turn-up' * rules.turnup} need "
+                         f"{need}")
+    if rules.first_dealer == "jack" and "J" not in rules.ranks:
+        raise ValueError(f"preset {rules.preset!r} finds its first dealer by the first jack dealt: ranks must "
+                         f"include J, got {rules.ranks!r}")
 
 
 def _is_int(x) -> bool:
@@ -125,15 +205,15 @@ def check_seed(seed, what: str = "seed", none: bool = True) -> int | None:
 # The kind of each option's value, as ``parse_rule_options`` reads it from text.
 _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False, "1": True, "0": False}
 _OPTION_KINDS = {"players": int, "target": int, "must_follow_suit": bool, "throw_in": bool, "reward": str,
-                 "episode": str, "low_cut_deals": bool}
+                 "episode": str, "low_cut_deals": bool, "suits": int, "ranks": str, "hand_cards": int, "run_out": str}
 
 
 def check_rule_option(name: str, value, preset: str | Rules | None = None) -> None:
     """ValueError unless ``value`` is a valid value of rule option ``name`` (for ``preset``, where given:
     its player counts, whether it cuts for deal)."""
-    base = preset if isinstance(preset, Rules) else PRESETS.get(preset) if preset is not None else None
-    if name not in OPTION_NAMES:
-        raise ValueError(f"unknown option(s) {[name]}: valid options are {list(OPTION_NAMES)}")
+    base = preset if isinstance(preset, Rules) else ALL_PRESETS.get(preset) if preset is not None else None
+    if name not in RULE_OPTIONS:
+        raise ValueError(f"unknown option(s) {[name]}: valid options are {list(RULE_OPTIONS)}")
     if name == "players":  # the counts allowed are the preset's
         if base is not None and (not _is_int(value) or value not in ALLOWED_PLAYERS[base.preset]):
             raise ValueError(f"preset {base.preset!r} allows players in {ALLOWED_PLAYERS[base.preset]}, got {value!r}")
@@ -149,6 +229,14 @@ def check_rule_option(name: str, value, preset: str | Rules | None = None) -> No
         raise ValueError(f"reward must be 'match' or 'points', got {value!r}")
     elif name == "episode" and value not in ("match", "hand"):
         raise ValueError(f"episode must be 'match' or 'hand', got {value!r}")
+    elif name == "suits" and (not _is_int(value) or not 2 <= value <= 4):
+        raise ValueError(f"suits must be an int from 2 to 4 (the first suits of C D H S), got {value!r}")
+    elif name == "ranks":
+        rank_string(value)
+    elif name == "hand_cards" and (not _is_int(value) or not 1 <= value <= 12):
+        raise ValueError(f"hand_cards must be an int from 1 to 12, got {value!r}")
+    elif name == "run_out" and value not in ("redeal", "void"):
+        raise ValueError(f"run_out must be 'redeal' or 'void', got {value!r}")
 
 
 def parse_rule_options(items, preset: str | Rules | None = None) -> dict:
@@ -162,10 +250,10 @@ def parse_rule_options(items, preset: str | Rules | None = None) -> dict:
         key, eq, text = (x.strip() for x in str(item).partition("="))
         if not eq or not key:
             raise ValueError(f"{item!r} must look like KEY=VALUE (e.g. throw_in=false)")
-        if key not in OPTION_NAMES:
-            close = difflib.get_close_matches(key, OPTION_NAMES, n=3)
+        if key not in RULE_OPTIONS:
+            close = difflib.get_close_matches(key, RULE_OPTIONS, n=3)
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise ValueError(f"unknown option {key!r}: valid options are {', '.join(OPTION_NAMES)}{hint}")
+            raise ValueError(f"unknown option {key!r}: valid options are {', '.join(RULE_OPTIONS)}{hint}")
         if key in out:
             raise ValueError(f"rule option {key!r} is given twice")
         kind = _OPTION_KINDS[key]

@@ -30,7 +30,6 @@ import random
 from .cards import mask_of, mask_to_list
 from .deal import assign_cards, used_stock
 from .engine import GameState
-from .rules import RUN_SIZE
 
 STOCK = -1  # holder id of the undealt stock
 
@@ -88,5 +87,5 @@ def _used_part(state: GameState, hands: dict[int, int], seat: int, own_hidden: b
         else:
             cards = mask_to_list(hands[s] | state.played_by[s] if s in hands else state.dealt[s])
             rng.shuffle(cards)
-            batches.append(cards[:RUN_SIZE * state.runs])
-    return used_stock(state.n, state.eldest, state.turnups, batches)
+            batches.append(cards[:state.rules.run_size * state.runs])
+    return used_stock(state.n, state.eldest, state.turnups, batches, state.rules.run_size)

@@ -117,22 +117,29 @@ def _stream(seeds, matches, deals, count: int) -> np.ndarray:
     return _mix64(key[:, None] + _STEPS[:count])
 
 
-def deck_orders(seeds, matches, deals) -> np.ndarray:
-    """A shuffled pack (R, 52) of card ids per game: deal number ``deals`` of match ``matches``."""
-    return np.argsort(_stream(seeds, matches, deals, NUM_CARDS), axis=1)
+def deck_orders(seeds, matches, deals, rules: Rules | None = None) -> np.ndarray:
+    """A shuffled pack (R, 52) of card ids per game: deal number ``deals`` of match ``matches``; with
+    ``rules``, of its pack (R, pack size; docs/rules.md section 7)."""
+    if rules is None or rules.full_deck:
+        return np.argsort(_stream(seeds, matches, deals, NUM_CARDS), axis=1)
+    pack = np.array(rules.cards)
+    return pack[np.argsort(_stream(seeds, matches, deals, len(pack)), axis=1)]
 
 
-def shuffled_deal(players: int, seeds, matches, deals, eldest) -> tuple[np.ndarray, np.ndarray]:
+def shuffled_deal(rules: Rules | int, seeds, matches, deals, eldest) -> tuple[np.ndarray, np.ndarray]:
     """The vector engine's deal: (hands (R, players) uint64 masks by seat, stock (R, 52 - 6 players)).
 
-    Six cards each from the eldest round, the rest in order as the stock, as ``GameState`` deals a
-    shuffled pack; exposed so a scalar ``GameState`` can be dealt the very same cards."""
-    deck = deck_orders(seeds, matches, deals)
-    r, n = len(deck), players
-    by_order = np.bitwise_or.reduce(ONE << deck[:, :6 * n].astype(U64).reshape(r, n, 6), axis=2)
+    Six cards (``hand_cards``) each from the eldest round, the rest in order as the stock, as ``GameState``
+    deals a shuffled pack; exposed so a scalar ``GameState`` can be dealt the very same cards. ``rules``: the
+    rules, or a player count on the full pack."""
+    full = not isinstance(rules, Rules)
+    n, k = (rules, 6) if full else (rules.players, rules.hand_cards)
+    deck = deck_orders(seeds, matches, deals, None if full else rules)
+    r = len(deck)
+    by_order = np.bitwise_or.reduce(ONE << deck[:, :k * n].astype(U64).reshape(r, n, k), axis=2)
     hands = np.empty((r, n), U64)
     hands[np.arange(r)[:, None], (np.asarray(eldest)[:, None] + np.arange(n)) % n] = by_order
-    return hands, deck[:, 6 * n:]
+    return hands, deck[:, k * n:]
 
 
 def first_dealers(rules: Rules, seeds, matches) -> np.ndarray:
@@ -140,13 +147,14 @@ def first_dealers(rules: Rules, seeds, matches) -> np.ndarray:
     n = rules.players
     seeds, matches = np.asarray(seeds, U64), np.asarray(matches, U64)
     if rules.first_dealer == "jack":  # deal face up from seat 0 until a jack: its recipient pitches
-        deck = deck_orders(seeds, matches, np.full(len(seeds), _FIRST_DEALER))
+        deck = deck_orders(seeds, matches, np.full(len(seeds), _FIRST_DEALER), rules)
         return np.argmax(deck % 13 == JACK, axis=1) % n
     if rules.first_dealer == "cut":  # each cuts a card; highest (or lowest) deals; ties cut again
         out = np.empty(len(seeds), np.int64)
         todo, attempt = np.arange(len(seeds)), 0
         while todo.size:
-            ranks = deck_orders(seeds[todo], matches[todo], np.full(todo.size, _FIRST_DEALER + 1 + attempt))[:, :n] % 13
+            ranks = deck_orders(seeds[todo], matches[todo], np.full(todo.size, _FIRST_DEALER + 1 + attempt),
+                                rules)[:, :n] % 13
             best = (ranks.min(1) if rules.low_cut_deals else ranks.max(1))[:, None]
             alone = (ranks == best).sum(1) == 1
             out[todo[alone]] = np.argmax(ranks == best, axis=1)[alone]
@@ -219,7 +227,7 @@ class _Games:
         self.rows = np.arange(num)
         self.base = self.rows * n  # row * n + seat: flat index into the per-seat arrays
         self.side_of = np.array([rules.side(s) for s in range(n)])
-        self.stock_len = NUM_CARDS - 6 * n
+        self.stock_len = rules.stock_size
         self.kick = np.zeros(13, np.int64)
         for rank, pts in rules.kicks.items():
             self.kick[rank] = pts
@@ -230,10 +238,10 @@ class _Games:
         # an absolute seat mask as relative seat bits, seen from o: rel_bits[o << n | mask]
         self.rel_bits = np.array([sum(1 << r for r in range(n) if m >> ((o + r) % n) & 1)
                                   for o in range(n) for m in range(1 << n)], np.uint64)
-        self.const_bits = U64(1 << (_OFF["players"] + n - 2) | 1 << (_OFF["preset"] + PRESET_ORDER.index(rules.preset))
+        self.const_bits = U64(1 << (_OFF["players"] + n - 2) | 1 << (_OFF["preset"] + PRESET_ORDER.index(rules.family))
                               | (rules.must_follow_suit | rules.throw_in << 1) << _OFF["flags"])
         # one run of the pack (deal.stock_layout; seats from the eldest): a batch to each seat, then a turn-up
-        run = stock_layout(n, 0, 1)[1:]
+        run = stock_layout(n, 0, 1, rules.run_size)[1:]
         self.run_len = len(run)  # the stock cards a run takes
         self.run_batch = (len(run) - 1) // n  # the cards each seat gets
         self.run_order = np.argsort(run[:-1], kind="stable")  # the batches' stock offsets, seat by seat
@@ -410,7 +418,11 @@ class _Games:
         while r.size:
             short = self.stock_len - self.stock_pos[r] < self.run_len
             redeal = r[short]  # the pack ran out: the same dealer deals again; points stay
-            if redeal.size:
+            if redeal.size and self.rules.run_out == "void":  # (or the hand is void: docs/rules.md section 7)
+                self._end_before_play(redeal)
+                self._next_hand(redeal)
+                r = r[~short]
+            elif redeal.size:
                 self.redeals[redeal] += 1
                 self._deal(redeal)
                 r = r[~short]
@@ -452,7 +464,8 @@ class _Games:
         self.redeals[rows] = 0
 
     def _deal(self, rows: np.ndarray) -> None:
-        hands, stock = shuffled_deal(self.n, self.seeds[rows], self.matches[rows], self.deals[rows], self.eldest[rows])
+        hands, stock = shuffled_deal(self.rules, self.seeds[rows], self.matches[rows], self.deals[rows],
+                                     self.eldest[rows])
         self._load(rows, hands, stock)
 
     def _load(self, rows, hands, stock) -> None:
@@ -551,8 +564,12 @@ class _Games:
         self._tally(h, np.column_stack((high, low, jack, game)), np.column_stack((one, one, jack_points, one)))
         self._record(h, np.column_stack((self.trump[h], high, low, jack, game, jack_points, totals,
                                          self.hand_points[h])))
+        self._next_hand(h)
+
+    def _next_hand(self, h: np.ndarray) -> None:
+        """After a hand: the end of a one-hand episode, else (unless the match is over) the next deal."""
         live = h[~self.done[h]]
-        if rules.episode == "hand":
+        if self.rules.episode == "hand":
             self.done[live] = True
             self.phase[live] = OVER
             self.current[live] = -1
@@ -586,7 +603,7 @@ class _Games:
         fields[:, 10:10 + n] = np.where(tc >= 0, _shl(tc & 63), U64(0))
         fields[:, 14] = self.turnups
         fields[:, 15] = np.where(self.turnup >= 0, _shl(self.turnup & 63), U64(0))
-        fields[:, 16] = U64(ALL_CARDS) & ~(hand | played.sum(1, dtype=U64) | self.turnups)
+        fields[:, 16] = U64(self.rules.deck) & ~(hand | played.sum(1, dtype=U64) | self.turnups)
         voids = self.voids.reshape(-1)[fr]
         trump, led = self.trump, self.led
         if order is not None:
@@ -630,7 +647,7 @@ class _VectorDealt(GameState):
         return int(first_dealers(self.rules, [self.vseed], [self.vmatch])[0])
 
     def _deal_random(self) -> None:
-        hands, stock = shuffled_deal(self.n, [self.vseed], [self.vmatch], [self.deals], [self.eldest])
+        hands, stock = shuffled_deal(self.rules, [self.vseed], [self.vmatch], [self.deals], [self.eldest])
         self._deal_cards([int(m) for m in hands[0]], [int(c) for c in stock[0]])
 
 
@@ -870,7 +887,7 @@ class VectorEnv:
             if ref.done:
                 raise ValueError(f"reset options, game {i}: the deal's turn-up wins the match before any decision")
             hands = ref.dealt
-            stock = ref.stock or [c for c in range(NUM_CARDS) if not any(m >> c & 1 for m in hands)]
+            stock = ref.stock or [c for c in self.rules.cards if not any(m >> c & 1 for m in hands)]
             deals[i] = (ref.dealer, hands, stock)
         matches = [0 if m is None else m for m in lists["matches"]]
         if not all(_is_int(m) and 0 <= m < 1 << 40 for m in matches):

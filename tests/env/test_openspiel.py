@@ -365,3 +365,28 @@ def test_mcts_bot_plays_a_whole_match_with_match_rewards():
     assert sorted(returns) == [-1.0, 1.0]
     with pytest.raises(ValueError, match="terminal rewards"):
         mcts.MCTSBot(load("seven_up", reward="points"), 1.4, 8, mcts.RandomRolloutEvaluator(1, rng))
+
+
+@pytest.mark.parametrize("preset", ["mini2", "mini3", "mini3x3"])
+def test_the_mini_presets_are_one_hand_games_on_the_small_pack(preset):
+    """docs/rules.md section 7: OpenSpiel's random simulation test on each mini preset; chance deals only the small
+    pack, one hand is the game, and the returns are the points difference (zero-sum)."""
+    game = load(preset)
+    rules = game.rules
+    assert rules == make_rules(preset) and game.get_parameters() == params_of(rules)
+    assert game.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    pyspiel.random_sim_test(game, num_sims=10, serialize=True, verbose=False)
+    for seed in range(20):
+        def small_pack(state):
+            if state.is_chance_node() and state.action_to_string(pyspiel.PlayerId.CHANCE,
+                                                                 state.chance_outcomes()[0][0]).split()[0] == "deal":
+                assert {a for a, _ in state.chance_outcomes()} <= set(rules.cards)
+
+        end = random_play(game.new_initial_state(), random.Random(seed), small_pack)
+        gs = end.engine
+        assert gs.hand_no == 1 and end.returns() == [gs.scores[0] - gs.scores[1], gs.scores[1] - gs.scores[0]]
+    with pytest.raises(ValueError, match="hand_cards must be an int from 1 to 12"):
+        load("seven_up", hand_cards=13)
+    custom = load("seven_up", suits=3, ranks="2,J,A", hand_cards=2, run_out="void", episode="hand")
+    assert custom.rules.cards == make_rules("mini3").cards and custom.rules.preset == "seven_up"
+    assert pyspiel.load_game(str(custom)).get_parameters() == custom.get_parameters()

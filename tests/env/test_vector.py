@@ -38,6 +38,14 @@ CONFIGS = [
     ("seven_up", {}),
     ("seven_up", {"low_cut_deals": True, "must_follow_suit": True, "target": 1}),
     ("seven_up", {"reward": "points", "target": 4}),
+    # small packs (docs/rules.md section 7): the mini presets, a void hand within a match, redeals, no turn-up
+    ("mini2", {}),
+    ("mini3", {}),
+    ("mini3x3", {}),
+    ("mini3", {"episode": "match", "target": 5}),
+    ("seven_up", {"suits": 3, "ranks": "2,T,J,Q,K,A", "hand_cards": 3}),
+    ("traditional", {"players": 3, "suits": 3, "ranks": "TJQKA", "hand_cards": 4, "run_out": "void"}),
+    ("yorkshire", {"ranks": "9TJQKA", "hand_cards": 4}),
 ]
 GAMES = 3
 STEPS = 260
@@ -61,19 +69,19 @@ def mask_row(s: GameState) -> np.ndarray:
 def random_deal(rules, rng: random.Random, rig: bool) -> dict:
     """A deal in env()'s reset format; ``rig`` puts one suit at every turn-up position, so running the
     pack keeps turning the same suit up until the stock runs out and the hand is redealt."""
-    n = rules.players
-    deck = list(range(52))
+    n, k = rules.players, rules.hand_cards
+    deck = list(rules.cards)
     rng.shuffle(deck)
-    hands, stock = deck[:6 * n], deck[6 * n:]
+    hands, stock = deck[:k * n], deck[k * n:]
     if rig and rules.turnup:
-        suit = rng.randrange(4)
-        spots = list(range(0, len(stock), 3 * n + 1))
+        suit = rng.randrange(rules.suits)
+        spots = list(range(0, len(stock), rules.run_size * n + 1))
         same = [c for c in stock if c // 13 == suit][:len(spots)]
         rest = [c for c in stock if c not in same]
         order = iter(rest)
         stock = [same[spots.index(p)] if p in spots and spots.index(p) < len(same) else next(order)
                  for p in range(len(stock))]
-    deal = {"dealer": rng.randrange(n), "hands": [[card_code(c) for c in hands[6 * i:6 * i + 6]] for i in range(n)],
+    deal = {"dealer": rng.randrange(n), "hands": [[card_code(c) for c in hands[k * i:k * i + k]] for i in range(n)],
             "stock": [card_code(c) for c in stock]}
     if not rules.turnup and rng.random() < 0.5:
         del deal["stock"]  # yorkshire may omit it
