@@ -19,8 +19,9 @@ played greedily). At each of its decisions with a choice the responder:
 No strategy fusion: every later move of the responder is a function of its information set (the
 continuation policy, or one argmax per group of indistinguishable worlds), never of the hidden cards
 of one world. A world is valued by match equity for the responder's side (``agents/equity.py``, -1000 to
-1000: its chance of winning the match from the scores the hand ends at), and by points (its side's
-hand points minus the other's) for the report. The responder is a legitimate player (it reads only
+1000: its chance of winning the match from the scores the hand ends at; ``value=points``, and where no
+table applies: its side's hand points minus the other's, and ``WIN_BONUS`` for a match won), and by
+points (the margin) for the report. The responder is a legitimate player (it reads only
 its seat's information and the target's known policy), so its results against the target are a lower
 bound on the target's exploitability, whatever the quality of its worlds.
 
@@ -28,7 +29,7 @@ Each decision is logged (``record()``: its type, the action chosen, the target p
 the same seat, both valued in the same worlds, the worlds found and the time) for the report of
 ``agents.exploit_search``; the log restarts when the agent is reseeded (at each match).
 
-Spec: ``br:target=<spec>,worlds=32,candidates=2048,continuation=target,depth=1,seed=...``; two-player
+Spec: ``br:target=<spec>,worlds=32,candidates=2048,continuation=target,depth=1,value=match,seed=...``; two-player
 games only (``seven_up``, ``traditional`` with 2 players).
 """
 
@@ -75,7 +76,7 @@ class BestResponseAgent(Agent):
     name = "br"
 
     def __init__(self, target: Agent, worlds: int = DEFAULT_WORLDS, candidates: int = DEFAULT_CANDIDATES,
-                 continuation: str = "target", depth: int = 1, seed: int | None = None, *,
+                 continuation: str = "target", depth: int = 1, value: str = "match", seed: int | None = None, *,
                  target_label: str | None = None, preset: str | None = None, players: int | None = None):
         super().__init__(seed)
         if not isinstance(target, Agent):
@@ -85,11 +86,14 @@ class BestResponseAgent(Agent):
         if continuation not in CONTINUATIONS:
             raise ValueError(f"br continuation must be target (the target's policy plays the responder's later moves) "
                              f"or heuristic, got {continuation!r}")
+        if value not in ("match", "points"):
+            raise ValueError(f"br value must be match (match equity) or points (the hand's points margin), "
+                             f"got {value!r}")
         if depth not in (1, 2):
             raise ValueError(f"br depth must be 1 (LBR: one move searched) or 2 (its next decision too), got {depth!r}")
         self.target = TargetPolicy(target, target_label)
         self.sampler = ConsistentWorlds(self.target, candidates)
-        self.worlds, self.depth, self.continuation = worlds, depth, continuation
+        self.worlds, self.depth, self.continuation, self.value = worlds, depth, continuation, value
         self.own = self.target if continuation == "target" else TargetPolicy(HeuristicAgent(), "heuristic")
         if preset is not None:
             self._check(preset, players)
@@ -101,6 +105,11 @@ class BestResponseAgent(Agent):
         if players is None:
             players = make_rules(preset).players
         check_game(players, preset)
+        if self.value == "match":
+            try:
+                equity_for_rules(make_rules(preset, players=players))
+            except ValueError as e:
+                raise ValueError(f"br value=match: {e}; or give value=points") from None
         trained = self.target.preset
         if trained is not None and trained != preset:
             raise ValueError(f"br target {self.target.label!r} is a network for {trained}; this game is {preset}")
@@ -135,8 +144,8 @@ class BestResponseAgent(Agent):
 
     def action_values(self, state: GameState, seat: int, legal: list[int], worlds: list[GameState]
                       ) -> dict[int, tuple[int, int]]:
-        """Per legal action, (equity, points) summed over ``worlds`` (module doc)."""
-        eq = equity_for_rules(state.rules)
+        """Per legal action, (value, points margin) summed over ``worlds`` (module doc)."""
+        eq = equity_for_rules(state.rules) if self.value == "match" else None
         hand_no = state.hand_no
         games = []
         for w in worlds:
@@ -245,7 +254,10 @@ def hand_record(game: GameState, side: int) -> list[tuple[int, int]]:
     (0 without an equity table), ``side``'s points minus the other's). The hands' dealers are counted
     back from the last (the deal passes one seat a hand)."""
     results = game.hand_results
-    eq = equity_for_rules(game.rules)
+    try:
+        eq = equity_for_rules(game.rules)
+    except ValueError:  # no table for this game (a mini preset): points only
+        eq = None
     scores = [sc - sum(r["points"][s] for r in results) for s, sc in enumerate(game.scores)]
     last = len(results) - 1
     out = []

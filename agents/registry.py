@@ -70,7 +70,7 @@ AGENTS = {
                "match horizon; needs pip install 'allfours[openspiel]')"),
     "br": (BestResponseAgent, "local best response to a deterministic target (target: heuristic, bot:<name> or a "
            "checkpoint; consistent worlds valued and candidates drawn per move, continuation: target or heuristic, "
-           "depth: 1 or 2; two-player games)"),
+           "depth: 1 or 2, value: match or points; two-player games)"),
 }
 assert set(AGENTS) == set(OPTIONS), "every agent name of agents.spec has a factory here"
 

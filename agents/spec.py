@@ -62,7 +62,8 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "guided": {"bot": NETWORK, "worlds": int, "time": float, "candidates": int, "floor": float, "exact": int,
                "infer": int, "playout": PLAYOUT, "seats": str, "seed": int},
     "ismcts": {"simulations": int, "uct": float, "episode": str, "seed": int},
-    "br": {"target": TARGET, "worlds": int, "candidates": int, "continuation": str, "depth": int, "seed": int},
+    "br": {"target": TARGET, "worlds": int, "candidates": int, "continuation": str, "depth": int, "value": str,
+           "seed": int},
 }
 NETWORK_OPTIONS = {"sym": SYM}  # of bot:<name> and a checkpoint
 

@@ -161,15 +161,17 @@ def test_decision_types():
 
 
 def test_the_spec_round_trips_and_builds_the_responder():
-    text = "br:target=bot:seven_up,worlds=64,candidates=512,continuation=heuristic,depth=2,seed=3"
+    text = "br:target=bot:seven_up,worlds=64,candidates=512,continuation=heuristic,depth=2,value=points,seed=3"
     spec = AgentSpec.parse(text)
     assert str(spec) == text and AgentSpec.parse(str(spec)) == spec
     assert spec.get("target") == AgentSpec.parse("bot:seven_up")
     agent = make_agent(text, preset="seven_up", players=2)
-    assert (agent.worlds, agent.sampler.candidates, agent.continuation, agent.depth) == (64, 512, "heuristic", 2)
+    assert (agent.worlds, agent.sampler.candidates, agent.continuation, agent.depth, agent.value) == (
+        64, 512, "heuristic", 2, "points")
     assert agent.target.label == "bot:seven_up" and agent.target.symmetrize
     frozen = responder_spec("heuristic")
-    assert str(frozen) == "br:target=heuristic,worlds=32,candidates=2048,continuation=target,depth=1"
+    assert str(frozen) == ("br:target=heuristic,worlds=32,candidates=2048,continuation=target,depth=1,"
+                           "value=match")
 
 
 @pytest.mark.parametrize("text,kwargs,message", [
@@ -179,6 +181,7 @@ def test_the_spec_round_trips_and_builds_the_responder():
     ("br:worlds=3", {"preset": "seven_up"}, "agent 'br' needs a target"),
     ("br:target=heuristic,depth=3", {"preset": "seven_up"}, "br depth must be 1"),
     ("br:target=heuristic,continuation=random", {"preset": "seven_up"}, "br continuation must be target"),
+    ("br:target=heuristic,value=money", {"preset": "seven_up"}, "br value must be match"),
     ("br:target=heuristic", {"preset": "yorkshire"}, r"br plays two-player games \(seven_up, or traditional with 2 "
                                                      r"players\); this game \(yorkshire\) has 4 players"),
     ("br:target=bot:seven_up", {"preset": "traditional", "players": 2},
@@ -207,6 +210,6 @@ def test_the_report():
     assert r["matches"] == 2 and r["decisions"] == sum(t["decisions"] for t in r["by_type"]) > 0
     assert r["by_type"][0]["type"] == "stand/beg" and r["hands"] > 0
     assert r["command"] == ("allfours eval --preset seven_up --agents br:target=heuristic,worlds=4,candidates=64,"
-                            "continuation=target,depth=1 heuristic --matches 2 --seed 0")
+                            "continuation=target,depth=1,value=match heuristic --matches 2 --seed 0")
     text = format_report(r)
     assert "win rate" in text and "first lead" in text and r["command"] in text
