@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from allfours_env import GameState
+from allfours_env.cards import mask_of
 from allfours_env.observation import encode_batch, masks_batch
 from allfours_env.sampling import resample
 
@@ -138,12 +139,7 @@ class ConsistentWorlds:
         """Per world: would the target, on the other side from ``seat``, have made every move it made this
         hand? Each world's hand is replayed from its deal, all worlds in step."""
         side = state.side(seat)
-        games: list[GameState | None] = []
-        for w in worlds:
-            try:
-                games.append(hand_start(w))
-            except ValueError:
-                games.append(None)
+        games = starts(state, seat, worlds)
         for s, a in state.history:
             asked = []
             for i, g in enumerate(games):
@@ -162,3 +158,25 @@ class ConsistentWorlds:
                 if g is not None:
                     g.apply(a)
         return [g is not None for g in games]
+
+
+def starts(state: GameState, seat: int, worlds: list[GameState]) -> list[GameState | None]:
+    """Each world as it was dealt (``hand_start``; None where it cannot be). The real deal's start is made
+    once and each world's start is it with the world's hidden cards (``with_hands``): the same state as
+    ``hand_start(world)``, without reading a deal's card codes per world."""
+    try:
+        base = hand_start(state)
+    except ValueError:
+        base = None
+    out: list[GameState | None] = []
+    for w in worlds:
+        if base is None:
+            try:
+                out.append(hand_start(w))
+            except ValueError:
+                out.append(None)
+            continue
+        batches = w.stock_batches()
+        hands = {s: w.dealt[s] & ~mask_of(batches[s]) for s in range(w.n) if s != seat}
+        out.append(base.with_hands(hands, list(w.stock), w.seed))
+    return out

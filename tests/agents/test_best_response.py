@@ -8,7 +8,7 @@ import pytest
 
 from allfours.agents.base import Agent
 from allfours.agents.best_response import BestResponseAgent, decision_type
-from allfours.agents.consistent import ConsistentWorlds, TargetPolicy
+from allfours.agents.consistent import ConsistentWorlds, TargetPolicy, starts
 from allfours.agents.equity import equity_for_rules
 from allfours.agents.evaluation import evaluate_pairings, play_match
 from allfours.agents.exploit_search import format_report, responder_spec, run_search_exploit
@@ -84,12 +84,34 @@ def _rules_only(world: GameState, state: GameState) -> bool:
     return True
 
 
+START_FIELDS = ("seed", "hands", "dealt", "stock", "stock_pos", "turnups", "scores", "hand_points", "current", "phase",
+                "dealer", "trump", "history", "played_by", "runs")
+
+
+@pytest.mark.parametrize("preset", ["seven_up", "traditional"])
+def test_the_worlds_are_replayed_from_their_deals(preset):
+    h = HeuristicAgent()
+    rng = random.Random(0)
+    compared = 0
+    for seed in range(3):
+        g = GameState.new(preset, seed=seed, players=2)
+        while not g.done and g.hand_no < 2:
+            if g.current == 0 and not g.redeals:
+                worlds = [resample(g, 0, rng) for _ in range(2)] + [g]
+                for w, start in zip(worlds, starts(g, 0, worlds)):
+                    ref = hand_start(w)
+                    assert [getattr(start, f) for f in START_FIELDS] == [getattr(ref, f) for f in START_FIELDS]
+                    compared += 1
+            g.apply(h.act(g, g.current))
+    assert compared > 50
+
+
 def test_a_network_target_never_refuses_a_world_its_own_moves_fit():
     bot = make_agent("bot:seven_up", preset="seven_up", players=2)
     state, seat = _position(5, 3, bot)
     sampler = ConsistentWorlds(TargetPolicy(bot))
     rng = random.Random(0)
-    worlds = [resample(state, seat, rng) for _ in range(80)]
+    worlds = [resample(state, seat, rng) for _ in range(60)]
     kept = sampler.consistent(state, seat, worlds)
     single = [_replays(w, state, bot) for w in worlds]
     assert sampler.consistent(state, seat, [state]) == [True]
