@@ -163,27 +163,32 @@ class BestResponseAgent(Agent):
 
     def _choose_next(self, games: list[GameState], seat: int, hand_no: int, eq: MatchEquity | None) -> None:
         """Depth 2: move each game on to the responder's next decision with a choice, then play there, in
-        every group of games it cannot tell apart, the action of the highest total value over the group."""
-        live = self._advance(games, seat, hand_no)
+        every group of games it cannot tell apart, the action of the highest total value over the group
+        (every group's tries played out in one batch)."""
         groups: dict[tuple, list[GameState]] = {}
-        for g in live:
+        for g in self._advance(games, seat, hand_no):
             groups.setdefault(info_key(g, seat), []).append(g)
-        for group in groups.values():
+        tries, index = [], []
+        for key, group in groups.items():
             legal = group[0].legal_actions()
-            tries = []
             for g in group:
                 for b in legal:
                     h = g.clone()
                     h.apply(b)
                     tries.append(h)
-            self._play_out(tries, seat, hand_no)
-            totals = dict.fromkeys(legal, 0)
-            for j, h in enumerate(tries):
-                totals[legal[j % len(legal)]] += _values(h, seat, hand_no, eq)[0]
-            best = max(totals.values())
-            own = self.own.actions(group[:1])[0]  # the continuation's move here, one for the group
-            b = own if totals[own] == best else min(a for a, v in totals.items() if v == best)
-            for g in group:
+                    index.append((key, b))
+        self._play_out(tries, seat, hand_no)
+        totals: dict[tuple, dict[int, int]] = {}
+        for (key, b), h in zip(index, tries):
+            t = totals.setdefault(key, {})
+            t[b] = t.get(b, 0) + _values(h, seat, hand_no, eq)[0]
+        keys = list(groups)
+        own = self.own.actions([groups[k][0] for k in keys])  # the continuation's move, one for each group
+        for key, mine in zip(keys, own):
+            t = totals[key]
+            best = max(t.values())
+            b = mine if t[mine] == best else min(a for a, v in t.items() if v == best)
+            for g in groups[key]:
                 g.apply(b)
 
     def _advance(self, games: list[GameState], seat: int, hand_no: int) -> list[GameState]:
