@@ -30,8 +30,9 @@ Chance, exact and card by card, as OpenSpiel's own card games deal:
 Observations: ``information_state_tensor`` and ``observation_tensor`` are both ``encode(state, seat)``
 (``OBS_SIZE`` floats, named views as in ``allfours_env.observation.VIEWS``); during a deal they show
 the engine's state before it. ``information_state_string`` is ``seat_view`` as JSON (the seat's hand,
-every trick in order, decisions, turn-ups, scores: perfect recall of the current hand; of earlier hands
-the score, the hand count and the last hand's result carry over, as in the env), and
+every trick in order, decisions, turn-ups, scores, and once the pack is run the cards the seat took from it:
+perfect recall of the current hand; of earlier hands the score, the hand count and the last hand's result
+carry over, as in the env), and
 ``observation_string`` is the table as the seat sees it (``render_text``).
 
 ``returns()`` are the engine's rewards: ``match_rewards()`` at the end (``reward="match"``), or the
@@ -451,8 +452,17 @@ class AllFoursObserver:
 
     def string_from(self, state: AllFoursState, player: int) -> str:
         if self.perfect_recall:
-            return json.dumps(seat_view(state._gs, player), separators=(",", ":"))
+            return json.dumps(info_view(state._gs, player), separators=(",", ":"))
         return render_text(state._gs, player)
+
+
+def info_view(gs: GameState, seat: int) -> dict:
+    """The information state: ``seat_view``, and once the pack is run the cards the seat took from the stock
+    (``"from_stock"``): its view shows its hand, not which cards came from the run, and a player remembers that."""
+    view = seat_view(gs, seat)
+    if gs.runs:
+        view["from_stock"] = [card_code(c) for c in gs.stock_batches()[seat]]
+    return view
 
 
 pyspiel.register_game(_GAME_TYPE, AllFoursGame)

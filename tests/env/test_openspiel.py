@@ -18,7 +18,7 @@ from open_spiel.python.bots import uniform_random  # noqa: E402
 
 from allfours.agents.ismcts import ISMCTSBot  # noqa: E402
 from allfours_env import GameState, encode, make_rules, seat_view  # noqa: E402
-from allfours_env.cards import NUM_CARDS, RUN_PACK, mask_to_list  # noqa: E402
+from allfours_env.cards import NUM_CARDS, RUN_PACK, card_code, mask_to_list  # noqa: E402
 from allfours_env.openspiel import (  # noqa: E402
     GAME_NAME,
     dealer_probabilities,
@@ -136,7 +136,10 @@ def test_tensors_and_strings_are_the_encoders(preset, players):
             want = encode(gs, p)
             assert np.array_equal(np.asarray(state.information_state_tensor(p), np.float32), want)
             assert np.array_equal(np.asarray(state.observation_tensor(p), np.float32), want)
-            assert json.loads(state.information_state_string(p)) == json.loads(json.dumps(seat_view(gs, p)))
+            view = json.loads(json.dumps(seat_view(gs, p)))
+            if gs.runs:  # perfect recall: which of its cards the seat took while the pack was run
+                view["from_stock"] = [card_code(c) for c in gs.stock_batches()[p]]
+            assert json.loads(state.information_state_string(p)) == view
             assert state.observation_string(p) == render_text(gs, p)
 
     random_play(game.new_initial_state(), random.Random(1), check)
@@ -390,3 +393,20 @@ def test_the_mini_presets_are_one_hand_games_on_the_small_pack(preset):
     custom = load("seven_up", suits=3, ranks="2,J,A", hand_cards=2, run_out="void", episode="hand")
     assert custom.rules.cards == make_rules("mini3").cards and custom.rules.preset == "seven_up"
     assert pyspiel.load_game(str(custom)).get_parameters() == custom.get_parameters()
+
+
+def test_the_information_state_remembers_the_cards_taken_from_a_run_of_the_pack():
+    """Perfect recall: two histories that end in the same hand after a run of the pack, from different hands before
+    it (the eldest begged with 2D JD and took AH, or with 2D AH and took JD), are different information states."""
+    game = load("mini3")
+    strings = []
+    for eldest, took in ((["2D", "JD"], "AH"), (["2D", "AH"], "JD")):
+        gs = GameState.new("mini3", deal={"dealer": 1, "hands": [eldest, ["AD", "AC"]],
+                                          "stock": ["JC", took, "2H", "JH", "2C"]})
+        gs.apply(53)  # BEG
+        gs.apply(RUN_PACK)
+        assert gs.runs == 1 and gs.trump == 2 and mask_to_list(gs.hands[0]) == [13, 22, 38]  # 2D JD AH, hearts
+        strings.append(state_from_engine(game, gs).information_state_string(0))
+        assert json.loads(strings[-1])["from_stock"] == [took]
+    first, second = (json.loads(s) for s in strings)
+    assert first["hand"] == second["hand"] and strings[0] != strings[1]
