@@ -157,8 +157,8 @@ def test_exploit_exact_cli_reports_uniform_randoms_nash_conv(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["--preset", "seven_up"], "argument --preset: --method exact takes a mini preset"),
-    (["--preset", "mini2", "--minutes", "3"], "argument --minutes: belongs to --method ppo"),
-    (["--preset", "mini2", "--matches", "4"], "argument --matches: belongs to --method ppo"),
+    (["--preset", "mini2", "--minutes", "3"], "argument --minutes: belongs to another --method"),
+    (["--preset", "mini2", "--matches", "4"], "argument --matches: belongs to another --method"),
     (["--preset", "nope"], "argument --preset: unknown preset 'nope'"),
     (["--preset", "mini2", "--method", "magic"], "argument --method: invalid choice: 'magic'"),
 ])
