@@ -45,7 +45,7 @@ from .base import Agent
 from .consistent import DEFAULT_CANDIDATES, ConsistentWorlds, TargetPolicy
 from .equity import MatchEquity, equity_for_rules
 from .heuristic import HeuristicAgent
-from .solver import _final_value
+from .solver import final_value
 
 DEFAULT_WORLDS = 32
 CONTINUATIONS = ("target", "heuristic")
@@ -246,7 +246,7 @@ def info_key(g: GameState, seat: int) -> tuple:
 
 def _values(g: GameState, seat: int, hand_no: int, eq: MatchEquity | None) -> tuple[int, int]:
     """(equity, or points with ``WIN_BONUS`` without an equity table; points margin) of a played-out game."""
-    value = _final_value(g, seat, hand_no, eq)
+    value = final_value(g, seat, hand_no, eq)
     if len(g.hand_results) <= hand_no:
         return value, 0
     pts = g.hand_results[hand_no]["points"]

@@ -57,7 +57,7 @@ from allfours_env.sampling import resample
 from .base import Agent
 from .equity import MatchEquity, equity_for_rules
 from .heuristic import HeuristicAgent
-from .solver import EXACT_CARDS, WIN_BONUS, _final_value, exact_reachable, playout_values, solve
+from .solver import EXACT_CARDS, WIN_BONUS, final_value, exact_reachable, playout_values, solve
 
 DEFAULT_WORLDS = 48
 DEFAULT_VALUE = "match"
@@ -166,7 +166,7 @@ class SearchAgent(Agent):
                     g.apply(a)
                     games.append(g)
             self.playout([g for g in games if not g.done and g.hand_no == state.hand_no], seat)
-            values = iter(_final_value(g, seat, state.hand_no, eq) for g in games)
+            values = iter(final_value(g, seat, state.hand_no, eq) for g in games)
             for _, weight in batch:
                 for a in legal:
                     totals[a] += weight * next(values)

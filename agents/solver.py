@@ -123,7 +123,7 @@ def playout_values(world: GameState, seat: int, actions: list[int], policy: Agen
         w.apply(a)
         while not w.done and w.hand_no == hand_no:
             w.apply(policy.act(w, w.current))
-        out[a] = _final_value(w, seat, hand_no, equity)
+        out[a] = final_value(w, seat, hand_no, equity)
     return out
 
 
@@ -139,13 +139,13 @@ def exact_reachable(state: GameState, exact: int) -> bool:
 def _value_after(w: GameState, seat: int, hand_no: int, tt: dict, guess: int = 0, exact: int = 52,
                  equity: MatchEquity | None = None) -> int:
     if w.hand_no != hand_no or w.done:  # the hand (or match) ended with this action
-        return _final_value(w, seat, hand_no, equity)
+        return final_value(w, seat, hand_no, equity)
     if w.phase != PLAY:
         raise ValueError("the search solver only solves the play of a hand")
     return _Solver(w, seat, tt, exact=exact, equity=equity).value(guess)
 
 
-def _final_value(w: GameState, seat: int, hand_no: int, equity: MatchEquity | None = None) -> int:
+def final_value(w: GameState, seat: int, hand_no: int, equity: MatchEquity | None = None) -> int:
     my = w.side(seat)
     if equity is not None:
         results = w.hand_results

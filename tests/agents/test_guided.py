@@ -14,7 +14,7 @@ from allfours.agents.neural import load_bot
 from allfours.agents.playout import NetworkPlayout
 from allfours.agents.registry import make_agent
 from allfours.agents.search import SearchAgent
-from allfours.agents.solver import _final_value
+from allfours.agents.solver import final_value
 from allfours.agents.worlds import hand_start
 from allfours_env import GameState
 from allfours_env.cards import SUIT_MASK, parse_card
@@ -193,7 +193,7 @@ def test_blueprint_playouts_play_the_network_for_every_seat():
         while not g.done and g.hand_no == start.hand_no:
             g.apply(bot.act(g, g.current))
         assert batched.history == g.history and batched.hand_results == g.hand_results
-        assert _final_value(batched, 0, start.hand_no) == _final_value(g, 0, start.hand_no)
+        assert final_value(batched, 0, start.hand_no) == final_value(g, 0, start.hand_no)
 
 
 def test_the_spec_defaults_to_the_games_shipped_bot():

@@ -12,7 +12,7 @@ from allfours.agents.neural import load_bot
 from allfours.agents.playout import NetworkPlayout
 from allfours.agents.registry import make_agent, search_playout
 from allfours.agents.search import SearchAgent
-from allfours.agents.solver import _final_value
+from allfours.agents.solver import final_value
 from allfours_env import GameState
 from allfours_env.engine import PLAY
 from allfours_env.sampling import resample
@@ -71,7 +71,7 @@ def test_network_playout_values_are_the_mean_over_worlds():
             g = world.clone()
             g.apply(a)
             play.play_out([g], state.side(seat))
-            expect[a] += _final_value(g, seat, state.hand_no, eq) / 5
+            expect[a] += final_value(g, seat, state.hand_no, eq) / 5
     assert values == pytest.approx(expect)
 
 

@@ -11,7 +11,7 @@ from allfours.agents.experimental import hand_start, likelihood
 from allfours.agents.heuristic import HeuristicAgent
 from allfours.agents.random_agent import RandomAgent
 from allfours.agents.search import SearchAgent
-from allfours.agents.solver import _final_value, playout_values, solve
+from allfours.agents.solver import final_value, playout_values, solve
 from allfours_env import GameState, make_rules, parse_card
 from allfours_env.cards import STAND, THROW_IN
 from allfours_env.sampling import resample
@@ -23,7 +23,7 @@ CASES = [("yorkshire", {}, 3), ("yorkshire", {"must_follow_suit": True}, 3), ("t
 def brute_force(w: GameState, seat: int, hand_no: int, equity=None) -> int:
     """Plain minimax with the engine itself (clone/apply), no pruning: the reference."""
     if w.hand_no != hand_no or w.done:
-        return _final_value(w, seat, hand_no, equity)
+        return final_value(w, seat, hand_no, equity)
     vals = []
     for a in w.legal_actions():
         if a == THROW_IN:  # the solver's tree has no throw-ins below the root

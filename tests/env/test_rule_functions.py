@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from allfours.agents.equity import equity_for_rules
-from allfours.agents.solver import _final_value, _Solver, solve
+from allfours.agents.solver import final_value, _Solver, solve
 from allfours_env import GameState, make_rules
 from allfours_env.cards import ALL_CARDS, JACK, NUM_CARDS, SUIT_MASK, THROW_IN, mask_of, mask_to_list, parse_card
 from allfours_env.deal import TURN_UP, assign_cards, stock_layout, unseen_cards
@@ -289,7 +289,7 @@ def test_solver_leaf_scores_finished_hands_as_the_engine(case, seed, data):
     acc = [game_points(m) for m in kept.captured]
     jcap = next((sd for sd in range(s.rules.sides) if kept.captured[sd] & jbit), None)
     for equity in (None, equity_for_rules(s.rules)):
-        assert _Solver(s, seat, {}, equity=equity).leaf(acc, jcap) == _final_value(end, seat, hand_no, equity)
+        assert _Solver(s, seat, {}, equity=equity).leaf(acc, jcap) == final_value(end, seat, hand_no, equity)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -314,4 +314,4 @@ def test_solver_values_the_last_trick_as_the_engine(case, seed, data):
     if len(end.hand_results) != hand_no + 1:
         return
     for equity in (None, equity_for_rules(rules)):
-        assert solve(s, seat, [card], exact=52, equity=equity)[card] == _final_value(end, seat, hand_no, equity)
+        assert solve(s, seat, [card], exact=52, equity=equity)[card] == final_value(end, seat, hand_no, equity)
