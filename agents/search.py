@@ -57,7 +57,7 @@ from allfours_env.sampling import resample
 from .base import Agent
 from .equity import MatchEquity, equity_for_rules
 from .heuristic import HeuristicAgent
-from .solver import EXACT_CARDS, WIN_BONUS, final_value, exact_reachable, playout_values, solve
+from .solver import EXACT_CARDS, WIN_BONUS, exact_reachable, final_value, playout_values, solve
 
 DEFAULT_WORLDS = 48
 DEFAULT_VALUE = "match"
