@@ -53,9 +53,9 @@ return [...document.querySelectorAll('#hand-summary td[data-points]')]
 CARD_ID = re.compile(r"\b[2-9TJQKA][CDHS]\b")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = create_app(["heuristic", "random"], db=MatchDB(tmp_path_factory.mktemp("db") / "matches.db"))
+@contextlib.contextmanager
+def _serving(app):
+    """``app`` served by uvicorn on a free loopback port, in a thread; its base URL."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
@@ -65,10 +65,19 @@ def server(tmp_path_factory):
     while not srv.started and time.monotonic() < deadline:
         time.sleep(0.05)
     assert srv.started, "uvicorn did not start"
-    yield app, f"http://127.0.0.1:{sock.getsockname()[1]}"
-    srv.should_exit = True
-    thread.join(10)
-    sock.close()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = create_app(["heuristic", "random"], db=MatchDB(tmp_path_factory.mktemp("db") / "matches.db"))
+    with _serving(app) as base:
+        yield app, base
 
 
 def _no_download(*args, **kwargs):
@@ -469,27 +478,6 @@ def test_two_friends_play_a_whole_match_by_link_and_a_reload_carries_on(server, 
 
 
 # ---------------------------------------------------------------------- /docs under the server's CSP
-@contextlib.contextmanager
-def _docs_server():
-    """A server on loopback whose /docs is the real page over the server's own (OpenAPI 3.1) description."""
-    app = create_app(["random"])
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert srv.started, "uvicorn did not start"
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        srv.should_exit = True
-        thread.join(10)
-        sock.close()
-
-
 def _docs_operations(browser, base: str) -> int:
     browser.get_log("browser")  # drop what earlier tests left
     browser.get(f"{base}/docs")
@@ -501,7 +489,7 @@ def test_the_docs_page_renders_the_servers_description_under_its_content_securit
     """Swagger UI (5: it reads OpenAPI 3.1, as FastAPI describes the server) starts from its installed files,
     draws every operation and runs one ("Try it out"), and the browser reports nothing the page's policy
     blocked. (The Swagger UI 4 of swagger-ui-bundle 1.x showed "Unable to render this definition".)"""
-    with _docs_server() as base:
+    with _serving(create_app(["random"])) as base:  # /docs over the server's own 3.1 description
         assert _docs_operations(browser, base) >= 8
         assert not browser.find_elements(By.CSS_SELECTOR, ".errors-wrapper")
         browser.find_element(By.CSS_SELECTOR, ".opblock-summary-path[data-path='/v1/health']").click()
