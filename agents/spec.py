@@ -213,22 +213,27 @@ class AgentSpec:
         return f"AgentSpec({str(self)!r})"
 
 
+def _nested(text: str | AgentSpec, what: str, expected: str) -> AgentSpec:
+    """The agent spec given as an option of another (``what``: e.g. "search playout"), parsed once; one
+    ValueError naming ``what`` if it is empty or not a spec."""
+    if isinstance(text, AgentSpec):
+        return text
+    text = text.strip() if isinstance(text, str) else text
+    if not text:
+        raise ValueError(f"{what} must be {expected}, got {text!r}")
+    try:
+        return AgentSpec.parse(text)
+    except ValueError as e:
+        raise ValueError(f"{what} {text!r}: {e}") from None
+
+
 def parse_playout(text: str | AgentSpec, agent: str = "search") -> AgentSpec:
     """The playout policy of ``<agent>:playout=<text>``: ``heuristic`` or a network (``bot:<name>``, a checkpoint)."""
-    if isinstance(text, AgentSpec):
-        spec = text
-    else:
-        text = text.strip() if isinstance(text, str) else text
-        if not text:
-            raise ValueError(f"{agent} playout must be 'heuristic', bot:<name> or a checkpoint path, got {text!r}")
-        if agent == "guided" and text in ("network", "side"):
-            raise ValueError(f"guided playout {text!r} is not a policy: playout= is the playout's agent spec "
-                             "(heuristic, bot:<name> or a checkpoint; default the guiding network) and seats= whom a "
-                             "network plays there (all, the default, or side: the searching side only)")
-        try:
-            spec = AgentSpec.parse(text)
-        except ValueError as e:
-            raise ValueError(f"{agent} playout {text!r}: {e}") from None
+    if agent == "guided" and isinstance(text, str) and text.strip() in ("network", "side"):
+        raise ValueError(f"guided playout {text.strip()!r} is not a policy: playout= is the playout's agent spec "
+                         "(heuristic, bot:<name> or a checkpoint; default the guiding network) and seats= whom a "
+                         "network plays there (all, the default, or side: the searching side only)")
+    spec = _nested(text, f"{agent} playout", "'heuristic', bot:<name> or a checkpoint path")
     if spec.name != "heuristic" and not spec.is_network:
         raise ValueError(f"{agent} playout {spec.label!r} is not a network: give 'heuristic', bot:<name> or a "
                          "checkpoint")
@@ -258,16 +263,7 @@ def parse_network(text: str | AgentSpec, agent: str = "guided") -> AgentSpec:
 
 def parse_target(text: str | AgentSpec, agent: str = "br") -> AgentSpec:
     """The target of ``br:target=<text>``: a deterministic player, ``heuristic`` or a network (played greedily)."""
-    if isinstance(text, AgentSpec):
-        spec = text
-    else:
-        text = text.strip() if isinstance(text, str) else text
-        if not text:
-            raise ValueError(f"{agent} target must be heuristic, bot:<name> or a checkpoint path, got {text!r}")
-        try:
-            spec = AgentSpec.parse(text)
-        except ValueError as e:
-            raise ValueError(f"{agent} target {text!r}: {e}") from None
+    spec = _nested(text, f"{agent} target", "heuristic, bot:<name> or a checkpoint path")
     if spec.name == "random":
         raise ValueError(f"{agent} target {spec.label!r} is stochastic (it draws its moves at random): a best response "
                          "needs a deterministic target: heuristic, bot:<name> or a checkpoint")
