@@ -48,7 +48,7 @@ the next deal that wins the match); `hand_results`, a dict of arrays with a seco
 `new_deal` (N,) is True where the game has a new deal after the step (the next hand, a redeal,
 or the next match): `deal(i)` gives it. `games` is the engine's own arrays (per seat: `hands`, `played`, `voids`,
 `trick`, ...; per game: `phase`, `current`, `trump`, `led`, `scores`, ...), read-only, for batched
-players such as `allfours.agents.heuristic_batch`.
+players such as `allfours.agents.players.heuristic_batch`.
 
 ### Seeds and deals
 `reset(seed)` takes an int (per-game seeds drawn from `numpy.random.SeedSequence(seed)`), a
@@ -72,7 +72,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from .cards import (
+from ..cards import (
     ABOVE_NINE,
     ALL_CARDS,
     BEG,
@@ -89,10 +89,10 @@ from .cards import (
     action_name,
     card_code,
 )
-from .deal import stock_layout
-from .engine import GIVE_OR_RUN, OVER, PHASE_NAMES, PLAY, STAND_OR_BEG, GameState, IllegalActionError
-from .observation import _PHASE_BIT, N_BITS, OBS_SIZE, PRESET_ORDER, VIEWS, _scale_floats
-from .rules import Rules, make_rules
+from ..deal import stock_layout
+from ..engine import GIVE_OR_RUN, OVER, PHASE_NAMES, PLAY, STAND_OR_BEG, GameState, IllegalActionError
+from ..observation import _PHASE_BIT, N_BITS, OBS_SIZE, PRESET_ORDER, VIEWS, _scale_floats
+from ..rules import Rules, make_rules
 
 U64 = np.uint64
 ONE = U64(1)
@@ -787,7 +787,7 @@ class VectorEnv:
     @property
     def games(self) -> _Games:
         """The games' arrays themselves (see ``_Games``), for batched players that read a position
-        (``allfours.agents.heuristic_batch``); read them, never write them: the engine owns them."""
+        (``allfours.agents.players.heuristic_batch``); read them, never write them: the engine owns them."""
         return self._g
 
     @property
