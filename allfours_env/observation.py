@@ -36,6 +36,13 @@ Layout, version ``ENCODING_VERSION`` (``VIEWS`` maps name -> (start, shape)):
 | runs           | 1       | times the pack was run this deal / 4                             |
 | tricks         | 1       | tricks completed this hand / 24                                  |
 | target         | 1       | target / 21                                                      |
+
+The layout is published for the encoders: ``VIEWS`` and ``OFFSET`` (each view's first column),
+``N_BITS`` (the binary views end there, the float views follow), ``CARD_VIEWS``, ``CARD_BITS`` and
+``CARD_ROW`` (the 52-column card masks that come first), ``FLOAT_COLUMN`` (the float views within the
+float part), ``PHASE_BIT``, ``rules_bits`` and ``scale_floats``. ``encode`` here and the batched
+encoder ``allfours_env.vector.encode`` place every feature by these names, never by a column number;
+``tests/env/test_vector.py`` holds the two equal, value for value.
 """
 
 from __future__ import annotations
@@ -48,29 +55,60 @@ from .engine import GIVE_OR_RUN, PLAY, STAND_OR_BEG, GameState
 ENCODING_VERSION = 1
 PRESET_ORDER = ("yorkshire", "traditional", "seven_up")
 
+# The layout: the binary views (0/1), then the float views. A float view's values are divided by its
+# divisor ("target": the match target; else a constant) and, where capped, clipped at 1.0.
 _BIT_VIEWS = (
     ("hand", (52,)), ("dealt", (52,)), ("played", (4, 52)), ("won", (4, 52)), ("trick", (4, 52)),
     ("turnups", (52,)), ("turnup", (52,)), ("unseen", (52,)), ("trump", (5,)), ("led", (5,)), ("phase", (3,)),
     ("decisions", (2,)), ("dealer", (4,)), ("eldest", (4,)), ("out", (4,)), ("voids", (4, 4)), ("hidden", (1,)),
     ("players", (3,)), ("preset", (3,)), ("flags", (2,)),
 )
-_FLOAT_VIEWS = (("scores", (4,)), ("hand_points", (4,)), ("hand_sizes", (4,)), ("runs", (1,)), ("tricks", (1,)),
-                ("target", (1,)))
+_FLOAT_VIEWS = (("scores", (4,), "target", True), ("hand_points", (4,), "target", True),
+                ("hand_sizes", (4,), 24, False), ("runs", (1,), 4, True), ("tricks", (1,), 24, False),
+                ("target", (1,), 21, True))
 
 
 def _layout():
     views, pos = {}, 0
-    for name, shape in _BIT_VIEWS + _FLOAT_VIEWS:
+    for name, shape, *_ in _BIT_VIEWS + _FLOAT_VIEWS:
         views[name] = (pos, shape)
         pos += int(np.prod(shape))
     return views, pos
 
 
+# ---------------------------------------------------------------------------- the published layout
+# Both encoders, ``encode`` here and the batched one (``allfours_env.vector.encode``), place every
+# feature by these names; neither writes a column number.
 VIEWS, OBS_SIZE = _layout()
+"""name -> (first column, shape) of every view, in column order (the table in the docstring)."""
 N_BITS = sum(int(np.prod(s)) for _, s in _BIT_VIEWS)
+"""Columns 0 .. N_BITS - 1 are the binary views, 0 or 1; the float views follow."""
+OFFSET = {name: start for name, (start, _) in VIEWS.items()}
+"""name -> the first column of the view (a view of shape (4, k) holds relative seat r at OFFSET + k r)."""
+CARD_VIEWS = ("hand", "dealt", "played", "won", "trick", "turnups", "turnup", "unseen")
+"""The views made of 52-column card masks (bit c = card id c), in column order: they fill columns
+0 .. CARD_BITS - 1, one row of 52 per card mask (``played``, ``won`` and ``trick``: one per relative seat)."""
+CARD_BITS = OFFSET["trump"]
+"""The columns of the card masks; the small one-hot views follow, from ``trump`` to ``flags``."""
+CARD_ROW = {name: OFFSET[name] // 52 for name in CARD_VIEWS}
+"""name -> the index of the view's first 52-column row among the CARD_BITS // 52 card mask rows."""
+FLOAT_COLUMN = {name: OFFSET[name] - N_BITS for name, *_ in _FLOAT_VIEWS}
+"""name -> the first column of a float view within the float part (column N_BITS + FLOAT_COLUMN)."""
+PHASE_BIT = {STAND_OR_BEG: 0, GIVE_OR_RUN: 1, PLAY: 2}
+"""Engine phase -> its column in the ``phase`` view (OVER, and any other phase, sets none)."""
+
+if tuple(n for n, _ in _BIT_VIEWS[:len(CARD_VIEWS)]) != CARD_VIEWS or any(
+        s[-1] != 52 for _, s in _BIT_VIEWS[:len(CARD_VIEWS)]):
+    raise ImportError("allfours_env.observation: CARD_VIEWS must be the first views, each of 52-column rows")
+
 _N_BYTES = (N_BITS + 7) // 8
-_OFF = {name: VIEWS[name][0] for name in VIEWS}
-_PHASE_BIT = {STAND_OR_BEG: 0, GIVE_OR_RUN: 1, PLAY: 2}
+# per float column: divided by the target (else by _DIVISOR), and capped at 1.0
+_BY_TARGET = np.array([d == "target" for _, s, d, _ in _FLOAT_VIEWS for _ in range(int(np.prod(s)))])
+_DIVISOR = np.array([1 if d == "target" else d for _, s, d, _ in _FLOAT_VIEWS for _ in range(int(np.prod(s)))],
+                    np.float64)
+_CLIP = np.array([c for _, s, _, c in _FLOAT_VIEWS for _ in range(int(np.prod(s)))], bool)
+_TARGET = FLOAT_COLUMN["target"]
+_ROW_SCALE = tuple(zip(_BY_TARGET.tolist(), _DIVISOR.tolist(), _CLIP.tolist()))  # the same, for one row
 
 
 def views(obs) -> dict[str, np.ndarray]:
@@ -90,24 +128,25 @@ def views(obs) -> dict[str, np.ndarray]:
 
 
 _CONST: dict = {}  # rules -> bits that depend on the rules only
-_PHASE_BITS = {ph: 1 << (_OFF["phase"] + b) for ph, b in _PHASE_BIT.items()}
+_PHASE_BITS = {ph: 1 << (OFFSET["phase"] + b) for ph, b in PHASE_BIT.items()}
 
 
-def _const_bits(rules) -> int:
+def rules_bits(rules) -> int:
+    """The bits of the views that depend on the rules alone (``players``, ``preset``, ``flags``), as one
+    int: bit i is column i of every observation under ``rules``."""
     bits = _CONST.get(rules)
     if bits is None:
-        bits = (1 << (_OFF["players"] + rules.players - 2)
-                | 1 << (_OFF["preset"] + PRESET_ORDER.index(rules.family))
-                | (rules.must_follow_suit | rules.throw_in << 1) << _OFF["flags"])
+        bits = (1 << (OFFSET["players"] + rules.players - 2)
+                | 1 << (OFFSET["preset"] + PRESET_ORDER.index(rules.family))
+                | (rules.must_follow_suit | rules.throw_in << 1) << OFFSET["flags"])
         _CONST[rules] = bits
     return bits
 
 
-_OD, _OTS, _OU, _OT1 = _OFF["dealt"], _OFF["turnups"], _OFF["unseen"], _OFF["turnup"]
-_OP, _OW, _OTR, _OV = _OFF["played"], _OFF["won"], _OFF["trick"], _OFF["voids"]
-_OTRUMP, _OLED, _ODEC = _OFF["trump"], _OFF["led"], _OFF["decisions"]
-_ODL, _OEL, _OOUT, _OHID = _OFF["dealer"], _OFF["eldest"], _OFF["out"], _OFF["hidden"]
-_N_FLOATS = OBS_SIZE - N_BITS
+_OH, _OD, _OTS, _OU, _OT1 = OFFSET["hand"], OFFSET["dealt"], OFFSET["turnups"], OFFSET["unseen"], OFFSET["turnup"]
+_OP, _OW, _OTR, _OV = OFFSET["played"], OFFSET["won"], OFFSET["trick"], OFFSET["voids"]
+_OTRUMP, _OLED, _ODEC = OFFSET["trump"], OFFSET["led"], OFFSET["decisions"]
+_ODL, _OEL, _OOUT, _OHID = OFFSET["dealer"], OFFSET["eldest"], OFFSET["out"], OFFSET["hidden"]
 
 
 def _bits(state: GameState, observer: int) -> int:
@@ -128,7 +167,7 @@ def _bits(state: GameState, observer: int) -> int:
         turnups |= 1 << c
     seen |= turnups
     rules = state.rules
-    bits = (_const_bits(rules) | hand | dealt << _OD | turnups << _OTS | (rules.deck & ~seen) << _OU
+    bits = (rules_bits(rules) | hand << _OH | dealt << _OD | turnups << _OTS | (rules.deck & ~seen) << _OU
             | _PHASE_BITS.get(state.phase, 0) | (state.begged | state.gave_one << 1) << _ODEC
             | 1 << (_ODL + (state.dealer - observer) % n) | 1 << (_OEL + (state.eldest - observer) % n)
             | hidden << _OHID)
@@ -152,8 +191,8 @@ def _bits(state: GameState, observer: int) -> int:
 
 
 def _raw_floats(state: GameState, observer: int) -> tuple:
-    """Unscaled float features: scores and hand points per relative seat's side, hand sizes, runs,
-    tricks, target (scaled in one numpy pass by ``_scale_floats``)."""
+    """The float views unscaled, in column order (``FLOAT_COLUMN``): scores and hand points per relative
+    seat's side, hand sizes, runs, tricks, target (scaled by ``scale_floats``)."""
     n = state.n
     sc, hp, h = state.scores, state.hand_points, state.hands
     if n == 4:
@@ -171,18 +210,10 @@ def _raw_floats(state: GameState, observer: int) -> tuple:
             h[r1].bit_count(), h[r2].bit_count(), 0, state.runs, len(state.tricks), state.rules.target)
 
 
-_CLIP = np.array([1] * 8 + [0] * 4 + [1, 0, 1], bool)  # columns encode() caps at 1.0
-
-
-def _scale_floats(raw: np.ndarray) -> np.ndarray:
-    """Exactly ``encode``'s float arithmetic (Python floats, then float32), vectorised."""
-    target = raw[:, 14:15]
-    f = np.empty_like(raw)
-    f[:, :8] = raw[:, :8] / target
-    f[:, 8:12] = raw[:, 8:12] / 24
-    f[:, 12] = raw[:, 12] / 4
-    f[:, 13] = raw[:, 13] / 24
-    f[:, 14] = raw[:, 14] / 21
+def scale_floats(raw: np.ndarray) -> np.ndarray:
+    """The float views (B, OBS_SIZE - N_BITS) float64 from their raw values (columns as ``FLOAT_COLUMN``:
+    counts and scores, and the target in ``target``): exactly ``encode``'s arithmetic, vectorised."""
+    f = raw / np.where(_BY_TARGET, raw[:, _TARGET:_TARGET + 1], _DIVISOR)
     np.minimum(f, 1.0, out=f, where=_CLIP)
     return f
 
@@ -194,11 +225,13 @@ def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np
     out[:N_BITS] = np.unpackbits(np.frombuffer(_bits(state, observer).to_bytes(_N_BYTES, "little"), dtype=np.uint8),
                                  count=N_BITS, bitorder="little")
     raw = _raw_floats(state, observer)
-    target, runs = raw[14], raw[12]
-    # _scale_floats for one row, in Python floats (x / t < 1.0 exactly when x < t for these integers)
-    f = [x / target if x < target else 1.0 for x in raw[:8]]
-    f += (raw[8] / 24, raw[9] / 24, raw[10] / 24, raw[11] / 24, runs / 4 if runs < 4 else 1.0, raw[13] / 24,
-          target / 21 if target < 21 else 1.0)
+    target = raw[_TARGET]
+    # scale_floats for one row, in Python floats (x / d < 1.0 exactly when x < d for these integers)
+    f = []
+    for x, (by_target, d, capped) in zip(raw, _ROW_SCALE):
+        if by_target:
+            d = target
+        f.append(1.0 if capped and x >= d else x / d)
     out[N_BITS:] = f
     return out
 
@@ -215,7 +248,7 @@ def encode_batch(states, observers, out: np.ndarray) -> np.ndarray:
     buf = b"".join([_bits(s, ob).to_bytes(_N_BYTES, "little") for s, ob in zip(states, observers)])
     raw = np.frombuffer(buf, dtype=np.uint8).reshape(b, _N_BYTES)
     out[:b, :N_BITS] = np.unpackbits(raw, axis=1, count=N_BITS, bitorder="little")
-    out[:b, N_BITS:] = _scale_floats(np.array([_raw_floats(s, ob) for s, ob in zip(states, observers)], np.float64))
+    out[:b, N_BITS:] = scale_floats(np.array([_raw_floats(s, ob) for s, ob in zip(states, observers)], np.float64))
     return out
 
 
