@@ -2,7 +2,7 @@
 a seat has not seen, and dealing unseen cards to hands that lack some suits.
 
 The engine runs the pack with ``stock_layout`` and gives its deal with ``GameState.current_deal``; the
-determinizer (``sampling``) and the server's replay (``allfours.serve.replay``) rebuild stocks and
+determinizer (``sampling``) and the server's replay (``allfours_env.replay``) rebuild stocks and
 deals with ``used_stock``, ``run_batches`` and ``make_deal``, and deal hidden cards with
 ``assign_cards``.
 """

@@ -7,7 +7,7 @@ bot is built once per preset and used under a lock, reseeded for every request, 
 request always gets the same answer.
 
 ``answer(body, pool)`` validates the body (``ActRequest``), rebuilds the game on the engine
-(``allfours.serve.replay``), asks the bot, and returns the answer as a dict. Every problem with the
+(``allfours_env.replay``), asks the bot, and returns the answer as a dict. Every problem with the
 request raises ``RequestError`` with an HTTP status, a type and a message that says what is wrong.
 """
 
@@ -25,9 +25,9 @@ from allfours.agents.model_card import model_card
 from allfours.agents.registry import make_agent
 from allfours.agents.spec import AgentSpec
 from allfours_env import PRESETS, __version__, action_name
+from allfours_env.replay import ViewError, state_from_request
 
 from .models import ACTION_PATTERN, CARD_PATTERN, ActRequest
-from .replay import ViewError, state_from_request
 
 DEFAULT_BOTS = ("heuristic", "search", "random")
 

@@ -2,7 +2,7 @@
 
 The models check the shape and the types (strictly: ``"1"`` is not a seat, nor is ``1.5``; ``1.0`` is the
 number 1, as JSON Schema reads it);
-the game itself is checked by replaying it on the engine (``allfours.serve.replay``).
+the game itself is checked by replaying it on the engine (``allfours_env.replay``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from allfours_env import PRESETS
 from allfours_env.engine import PHASE_NAMES
+from allfours_env.replay import MAX_DECISIONS, MAX_TRICKS
 from allfours_env.rules import ALLOWED_PLAYERS, OPTION_NAMES
-
-from .replay import MAX_DECISIONS, MAX_TRICKS
 
 # The largest integer a JSON client (a browser's Number) holds exactly: seeds and sequence numbers stay below it,
 # so that the OpenAPI description's bound is the one the server enforces, in every language.

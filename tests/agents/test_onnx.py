@@ -12,8 +12,8 @@ onnx = pytest.importorskip("onnx")
 torch = pytest.importorskip("torch")
 
 from allfours.cli import main as cli  # noqa: E402
-from allfours.serve.replay import state_from_request  # noqa: E402
 from allfours_env import OBS_SIZE, encode, make_rules  # noqa: E402
+from allfours_env.replay import state_from_request  # noqa: E402
 
 
 @pytest.fixture(scope="module")

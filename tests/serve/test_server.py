@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from allfours.agents.checkpoint import checkpoints_dir
-from allfours.serve.replay import state_from_request
 from allfours_env import GameState, action_name, card_code, seat_view
+from allfours_env.replay import state_from_request
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -1,4 +1,6 @@
-"""Rebuild a hand in progress from one seat's view, on the engine (pure Python: no gym, torch or web).
+"""Rebuild a hand in progress from one seat's view, on the engine: the inverse of ``allfours_env.view``.
+
+Pure engine logic (no gym, torch or web), used by the bot server (``allfours.serve``).
 
 A frontend that wants a move from a bot sends what one seat can see (the request format of the
 bot server, ``docs/protocol.md``; ``seat_view`` output is accepted as is):
@@ -11,14 +13,14 @@ bot server, ``docs/protocol.md``; ``seat_view`` output is accepted as is):
 which it is ``seat``'s turn and everything the seat may know is exactly as in the view. The
 other seats' hidden cards (and the undealt stock) are unknown to the requester, so they are dealt
 at random among the cards it has not seen, respecting each seat's hand size and the suits the
-history shows it lacks; turn-ups go to their places in the stock (``deal.make_deal``). Then the trump
+history shows it lacks; turn-ups go to their places in the stock (``allfours_env.deal.make_deal``). Then the trump
 decisions and the tricks are replayed in order with ``GameState.apply``, which refuses anything
 illegal. No rule is re-implemented here: a renege, a play out of turn, a decision in the wrong phase,
 a game that is already over are all found by the engine, and reported as ``ValueError`` naming the
 problem; hand sizes and the most runs of the pack come from ``Rules``.
 
 Because the other hands are made up, only agents that read what the seat may know (the ``Agent``
-contract in ``agents/base.py``, ``sampling.resample`` for search) may be given the state.
+contract in ``allfours.agents.base``, ``allfours_env.sampling.resample`` for search) may be given the state.
 
 How the voids are found without re-implementing the rules: a first replay asks the engine, before
 each play of another seat, whether the play is legal from exactly the cards the view shows that
@@ -40,7 +42,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
-from allfours_env.cards import (
+from .cards import (
     DECISION_IDS,
     DECISION_NAMES,
     NUM_CARDS,
@@ -52,10 +54,10 @@ from allfours_env.cards import (
     mask_to_list,
     parse_card,
 )
-from allfours_env.deal import assign_cards, make_deal, unseen_cards
-from allfours_env.engine import PHASE_NAMES, PLAY, GameState, IllegalActionError
-from allfours_env.rules import OPTION_NAMES, Rules, make_rules
-from allfours_env.view import seat_view
+from .deal import assign_cards, make_deal, unseen_cards
+from .engine import PHASE_NAMES, PLAY, GameState, IllegalActionError
+from .rules import OPTION_NAMES, Rules, make_rules
+from .view import seat_view
 
 __all__ = ["ViewError", "state_from_request", "REQUEST_KEYS", "SERVICE_KEYS"]
 

@@ -1,4 +1,4 @@
-"""Rebuilding a hand in progress from one seat's view (allfours.serve.replay)."""
+"""Rebuilding a hand in progress from one seat's view (allfours_env.replay)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from allfours.serve.replay import VIEW_KEYS, ViewError, state_from_request
 from allfours_env import GameState, encode, seat_view
 from allfours_env.cards import BEG, RUN_PACK, SUIT_MASK, parse_card
 from allfours_env.engine import PLAY
+from allfours_env.replay import VIEW_KEYS, ViewError, state_from_request
 
 CASES = [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
          ("seven_up", {}), ("yorkshire", {"must_follow_suit": True}), ("seven_up", {"target": 30}),
