@@ -1,20 +1,27 @@
-"""docs/results/ and the figures under docs/: every raw results file is cited by its path in a doc
-(README.md, docs/*.md, checkpoints/*.md: the doc that gives its figures and the command they came
-from), every docs/results/ path a doc cites is a file there (named in full: no wildcard or
-placeholder), and every image under docs/ is linked from a doc."""
+"""docs/results/ (the record: dated pages, their plots and raw results) and the figures under docs/:
+every raw results file is cited by its path in a doc (README.md, docs/*.md, docs/results/*.md,
+checkpoints/*.md: the doc that gives its figures and the command they came from), every docs/results/
+path a doc cites is a file there (named in full: no wildcard or placeholder; weights, which are not
+kept, excepted), no weights are kept under docs/, and every image under docs/ is linked from a doc."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "checkpoints").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(RESULTS.glob("*.md")),
+        *sorted((ROOT / "checkpoints").glob("*.md"))]
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"}
+# Not raw results: the record's pages (in DOCS) and plots (linked, checked below), and weights, which a
+# command remakes (the doc citing them gives it) and which are not kept (docs/results/.gitignore).
+NOT_RESULTS = {".md", ".pt", *IMAGE_SUFFIXES}
 # A cited path: docs/results/ and a name, up to the backtick, quote, bracket, comma or space after it.
 # Wildcards and placeholders (*, <preset>, {a,b}) are taken in, so that the test can refuse them.
 CITED = re.compile(r"docs/results/([^\s`'\"(),;\]|]*[^\s`'\"(),;\]|.:])")
@@ -39,7 +46,9 @@ def citations() -> dict[str, set[str]]:
 
 
 def results_files() -> list[str]:
-    return sorted(str(p.relative_to(RESULTS)) for p in RESULTS.rglob("*") if p.is_file())
+    """The raw results under docs/results/ (dotfiles such as its .gitignore left out)."""
+    return sorted(str(p.relative_to(RESULTS)) for p in RESULTS.rglob("*")
+                  if p.is_file() and p.suffix.lower() not in NOT_RESULTS and not p.name.startswith("."))
 
 
 def linked_files(doc: Path) -> set[Path]:
@@ -70,10 +79,23 @@ def test_every_results_file_is_json(name):
 
 def test_every_cited_results_path_is_a_file():
     # or a folder of them, as a command's --out names it (its files are cited one by one above)
-    wrong = {name: sorted(docs) for name, docs in citations().items()
-             if not ((RESULTS / name).is_file() or (RESULTS / name).is_dir() and any((RESULTS / name).iterdir()))}
+    # weights (.pt) are remade by the command the citing doc gives, not kept
+    wrong = {name: sorted(docs) for name, docs in citations().items() if not name.endswith(".pt")
+             and not ((RESULTS / name).is_file() or (RESULTS / name).is_dir() and any((RESULTS / name).iterdir()))}
     assert not wrong, ("docs cite paths under docs/results/ that are no file there (name each file in full; "
                        f"a command whose output is not kept writes elsewhere): {wrong}")
+
+
+def test_no_weights_are_kept_under_docs():
+    """Checkpoints a command remakes are not committed (the learning curve's are remade by
+    benchmarks/learning_curve.py, docs/results/learning_curve_seven_up.md); the shipped bots live in checkpoints/."""
+    git = shutil.which("git")
+    proc = (subprocess.run([git, "ls-files", "docs"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+            if git else None)
+    if proc is None or proc.returncode != 0:
+        pytest.skip("not a git checkout")
+    weights = [name for name in proc.stdout.splitlines() if name.endswith((".pt", ".pth", ".onnx", ".zip"))]
+    assert not weights, f"weights committed under docs/ (remake them by the command their doc gives): {weights}"
 
 
 def test_every_image_under_docs_is_linked_from_a_doc():

@@ -1,4 +1,4 @@
-"""README.md and docs/*.md: the README's Python runs as printed, its set-up commands are there, and
+"""README.md, ARCHITECTURE.md and docs/**/*.md: the README's Python runs as printed, its set-up commands are there, and
 every relative link points at a file of the repository; and no file of the repository cites a rules
 text outside it (the rules a user has are docs/rules.md, cited by its section numbers)."""
 
@@ -14,7 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-DOCS = sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "checkpoints").glob("*.md"))
+DOCS = (sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "docs" / "results").glob("*.md"))
+        + sorted((ROOT / "checkpoints").glob("*.md")) + [ROOT / "ARCHITECTURE.md"])
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 # Inline links and images, [text](target "title"), and reference definitions, [label]: target.
 INLINE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
