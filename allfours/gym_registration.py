@@ -17,8 +17,8 @@ IDS = {"allfours/Yorkshire-v0": "yorkshire", "allfours/Traditional-v0": "traditi
 def register() -> None:
     for env_id, preset in IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="allfours.agents.gym_env:AllFoursGymEnv",
-                               vector_entry_point="allfours.agents.gym_vector:AllFoursVectorEnv",
+            gymnasium.register(env_id, entry_point="allfours.agents.adapters.gym_env:AllFoursGymEnv",
+                               vector_entry_point="allfours.agents.adapters.gym_vector:AllFoursVectorEnv",
                                kwargs={"preset": preset}, disable_env_checker=False)
 
 

@@ -84,11 +84,3 @@ def mask_of(cards) -> int:
 
 def codes(mask: int) -> list[str]:
     return [card_code(c) for c in mask_to_list(mask & ALL_CARDS)]
-
-
-def suit_of(card: int) -> int:
-    return card // 13
-
-
-def rank_of(card: int) -> int:
-    return card % 13

@@ -26,9 +26,9 @@ import time
 import numpy as np
 import torch
 
-from allfours.agents.checkpoint import checkpoints_dir
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.neural import load_agent
+from allfours.agents.network.checkpoint import checkpoints_dir
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.neural import load_agent
 from allfours_env.engine import GameState
 from allfours_env.observation import encode, masks_batch
 

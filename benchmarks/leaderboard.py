@@ -9,7 +9,7 @@ A board is a preset at a player count: yorkshire, seven_up, traditional (4 playe
 traditional_2p (traditional with 2). On each, ``round_robin`` of ``allfours.agents.evaluation``
 plays every pair of ``--agents`` on the same duplicate deals (``--matches`` per pairing, each
 deal in both seatings, run seed ``--seed``) and rates them by one Plackett-Luce maximum-likelihood
-fit over every match (``allfours.agents.rating``, in Elo with 95% intervals); the
+fit over every match (``allfours.agents.evaluation.rating``, in Elo with 95% intervals); the
 board's figures are those ``allfours eval`` prints for the command shown with its table. In
 ``--agents``, ``bot`` stands for the board's shipped bot (``bot:yorkshire`` ...). The default
 agents are every agent the project ships, ``guided`` once the registry knows it.
@@ -36,8 +36,8 @@ from pathlib import Path
 import torch
 
 from allfours.agents.evaluation import eval_command, round_robin
-from allfours.agents.ray_eval import RayEvalError, connect
-from allfours.agents.registry import make_agent
+from allfours.agents.evaluation.ray_eval import RayEvalError, connect
+from allfours.agents.spec.registry import make_agent
 from allfours.arguments import Parser, fail, positive_int, seed
 
 PROG = "leaderboard.py"

@@ -1,7 +1,7 @@
 """Win rate against decisions trained: the learning curve of one long run, point by point.
 
     python benchmarks/learning_curve.py runs/seven_up-long --out docs/results/seven_up_long \\
-        --plot docs/learning_curve_seven_up_long.png --play
+        --plot docs/results/learning_curve_seven_up_long.png --play
 
 A run trained with ``keep_at_steps=[...]`` holds ``steps_<N>.pt``, the first checkpoint past each
 N decisions. A run warm-started (``init_from``) from a point of the curve continues it: its points
@@ -12,7 +12,8 @@ optimizer state to ``OUT/steps_<N>.pt`` and plays ``allfours eval`` against ever
 selection seed, not seed 0, each result kept as ``OUT/steps_<N>_vs_<opponent>.json`` with its
 command; points already played are not played again. Then, with or without ``--play``, it prints
 the table of every point found in OUT (decisions, win rate, Wilson 95% interval, the command) and
-draws the curve with its intervals.
+draws the curve with its intervals. The kept checkpoints are not committed (docs/results/.gitignore):
+this command remakes them from the run folder (docs/results/learning_curve_seven_up.md).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from allfours.agents.checkpoint import CheckpointError, load_checkpoint
-from allfours.agents.neural import checkpoint_path
+from allfours.agents.network.checkpoint import CheckpointError, load_checkpoint
+from allfours.agents.players.neural import checkpoint_path
 from allfours.train.ship import save_small
 
 STEPS = re.compile(r"steps_(\d+)\.pt$")

@@ -19,7 +19,7 @@
 * ``clairvoyant``: reads every hand: values each legal action by a heuristic playout in the real
   deal (search with its one world being the truth). Not a fair player; a rough ceiling.
 
-All but ``heuristic`` and ``search`` are the reference players of ``allfours.agents.experimental``.
+All but ``heuristic`` and ``search`` are the reference players of ``allfours.agents.lab.experimental``.
 
 Each deal (match seed ``5000 + i``) is played twice with the sides swapped, as ``allfours eval``
 does; the figure is the match win rate with a Wilson 95% interval. A short target (Seven Up's 7)
@@ -34,16 +34,16 @@ import sys
 from multiprocessing import Pool
 
 from allfours.agents.evaluation import play_match, wilson
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.random_agent import RandomAgent
-from allfours.agents.registry import make_agent
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.random_agent import RandomAgent
+from allfours.agents.spec.registry import make_agent
 from allfours_env import make_rules
 
 PLAYERS = ("heuristic", "search-play", "search", "model", "partner", "partner-play", "clairvoyant")
 
 
 def make(name: str, opponent: str = "random"):
-    """A player of the table: ``heuristic`` and ``search``, the others from ``agents.experimental``."""
+    """A player of the table: ``heuristic`` and ``search``, the others from ``allfours.agents.lab.experimental``."""
     if name in ("heuristic", "search"):
         return make_agent(name)
     return make_agent(f"experimental:{name}" + (f":opponent={opponent}" if name == "model" else ""))

@@ -17,7 +17,7 @@ match-win bonus of the search's own valuation is left out; with ``value=match`` 
 valued in points), with a 95% interval, and the same paired difference between the last and the
 first budget. Positions are shared, so budgets are compared on the same ones.
 
-Any agent spec compares, the research players of ``allfours.agents.experimental`` included:
+Any agent spec compares, the research players of ``allfours.agents.lab.experimental`` included:
 ``experimental:nested:OxI`` is a two-level search (``O`` worlds whose playouts play the searching side
 with ``search:worlds=I``, the opponents with the heuristic), 0.8 s a move on Yorkshire
 (``benchmarks/search_speed.py``). The real deal values its pick with heuristic play below it, as it does every pick.
@@ -32,9 +32,9 @@ import statistics
 import sys
 
 from allfours.agents.evaluation import init_worker
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.registry import make_agent
-from allfours.agents.solver import WIN_BONUS, playout_values
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.solver import WIN_BONUS, playout_values
+from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState, make_rules
 from allfours_env.engine import PLAY
 

@@ -5,8 +5,8 @@
     python benchmarks/search_speed.py --presets yorkshire --specs search experimental:nested:24x8
     python benchmarks/search_speed.py --specs guided guided:infer=0 guided:playout=heuristic
 
-Any agent spec times, ``experimental:nested:OxI`` (the two-level search of ``allfours.agents.experimental``)
-and ``guided`` (the search guided by the preset's shipped bot, ``allfours.agents.guided``) included. Each agent
+Any agent spec times, ``experimental:nested:OxI`` (the two-level search of ``allfours.agents.lab.experimental``)
+and ``guided`` (the search guided by the preset's shipped bot, ``allfours.agents.players.guided``) included. Each agent
 is made for the preset it is timed on, and torch runs on one thread (the figures are for one core).
 
 For each preset and budget (an agent spec) it replays the same positions: side 0's decisions
@@ -25,8 +25,8 @@ import time
 
 import torch
 
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.registry import make_agent
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState
 
 CASES = (("yorkshire", {}), ("traditional", {}), ("seven_up", {}))

@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from allfours.agents.checkpoint import checkpoints_dir
+from allfours.agents.network.checkpoint import checkpoints_dir
 from allfours_env import GameState, seat_view
 
 
@@ -55,8 +55,8 @@ def make_views(preset: str, n: int, seed: int = 0) -> list[bytes]:
 def stand_in_checkpoint(preset: str, folder: Path) -> str:
     import torch
 
-    from allfours.agents.checkpoint import atomic_save, metadata
     from allfours.agents.network import PolicyNet
+    from allfours.agents.network.checkpoint import atomic_save, metadata
     from allfours_env import OBS_SIZE, make_rules
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, 57, (256, 256))

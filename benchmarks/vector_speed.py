@@ -4,8 +4,8 @@
                                       [--cases yorkshire traditional traditional:2 traditional:3 seven_up]
 
 Random legal play on one core (the process is pinned to ``--cpu``), decisions per second:
-  engine   GameState legal_actions() + apply(), no observations (allfours.agents.speed.engine_rate)
-  env()    the last()/step() loop with an observation every decision (allfours.agents.speed.aec_rate)
+  engine   GameState legal_actions() + apply(), no observations (allfours_env.speed.engine_rate)
+  env()    the last()/step() loop with an observation every decision (allfours_env.speed.aec_rate)
   masks    VectorEnv(observations=False) at ``--num-envs`` games: legal masks only
   obs      VectorEnv with the observation of the seat to move, as env() gives it
 The four alternate within each repeat, so they see the same machine load; each figure is the
@@ -24,8 +24,8 @@ import time
 
 import numpy as np
 
-from allfours.agents.speed import aec_rate, engine_rate
 from allfours_env.env import env as make_env
+from allfours_env.speed import aec_rate, engine_rate
 from allfours_env.vector import VectorEnv
 
 CASES = ("yorkshire", "traditional", "traditional:2", "traditional:3", "seven_up")

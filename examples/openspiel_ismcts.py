@@ -22,8 +22,8 @@ from open_spiel.python.algorithms import evaluate_bots
 from open_spiel.python.bots import uniform_random
 
 import allfours_env.openspiel  # noqa: F401  (registers python_allfours)
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.ismcts import ISMCTSAgent, make_bot
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.ismcts import ISMCTSAgent, make_bot
 from allfours_env import GameState
 
 

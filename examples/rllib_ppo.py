@@ -18,7 +18,7 @@ import time
 import torch
 
 try:
-    from allfours.train.rllib_env import (
+    from allfours.agents.adapters.rllib_env import (
         ILLEGAL_METRIC,
         SHARED,
         AllFoursCallback,

@@ -9,7 +9,7 @@
 
 One learning seat (``--seat``, default "random": either seat, a fresh draw per match) against
 ``--opponent`` in every other seat; ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``
-runs ``--num-envs`` games on the batched engine, and ``allfours.agents.sb3_vec_env.SB3VecEnv`` hands
+runs ``--num-envs`` games on the batched engine, and ``allfours.agents.adapters.sb3_vec_env.SB3VecEnv`` hands
 them to SB3 (whose ``VecEnv`` is not Gymnasium's) with the masks that MaskablePPO asks for through
 ``action_masks``.
 Training stops after ``--minutes`` of wall time or ``--timesteps`` learner decisions, whichever is
@@ -32,9 +32,9 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
 import allfours  # noqa: F401 (registers the Gymnasium ids)
-from allfours.agents.registry import make_agent
-from allfours.agents.sb3_agent import greedy
-from allfours.agents.sb3_vec_env import SB3VecEnv
+from allfours.agents.adapters.sb3_agent import greedy
+from allfours.agents.adapters.sb3_vec_env import SB3VecEnv
+from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState
 
 IDS = {"seven_up": "allfours/SevenUp-v0", "yorkshire": "allfours/Yorkshire-v0",

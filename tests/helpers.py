@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from allfours.agents.checkpoint import load_checkpoint
+from allfours.agents.network.checkpoint import load_checkpoint
 from allfours_env.cards import THROW_IN, action_name, parse_action, parse_card
 from allfours_env.engine import GameState
 from allfours_env.vector import twin_state

@@ -22,6 +22,14 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"}
 # Not raw results: the record's pages (in DOCS) and plots (linked, checked below), and weights, which a
 # command remakes (the doc citing them gives it) and which are not kept (docs/results/.gitignore).
 NOT_RESULTS = {".md", ".pt", *IMAGE_SUFFIXES}
+# The raw results are JSON reports of three kinds, and nothing else: allfours eval's (--json), allfours exploit's,
+# and {"note", "runs": [eval reports]} (runs on the same deals). Their fields, and those of an eval report's rows:
+EVAL_FIELDS = {"command", "preset", "players", "seed", "matches_per_pairing", "options", "results", "ratings"}
+ROW_FIELDS = {"agent", "opponent", "preset", "players", "matches", "wins", "win_rate", "ci95", "points_per_hand",
+              "points_per_hand_ci95", "opponent_points_per_hand", "hands"}
+EXPLOIT_FIELDS = {"command", "bot", "exploiter", "preset", "players", "seed", "matches", "matches_planned", "partial",
+                  "wins", "win_rate", "ci95", "points_per_hand", "bot_points_per_hand", "hands"}
+RUNS_FIELDS = {"note", "runs"}
 # A cited path: docs/results/ and a name, up to the backtick, quote, bracket, comma or space after it.
 # Wildcards and placeholders (*, <preset>, {a,b}) are taken in, so that the test can refuse them.
 CITED = re.compile(r"docs/results/([^\s`'\"(),;\]|]*[^\s`'\"(),;\]|.:])")
@@ -71,10 +79,83 @@ def test_every_results_file_is_cited_by_a_doc(name):
                     "later file supersedes it")
 
 
+def _has(report: dict, fields: set[str], what: str) -> None:
+    missing = sorted(fields - set(report))
+    assert not missing, f"{what} lacks {missing}"
+
+
+def _check_figures(row: dict, what: str) -> None:
+    """Wins of matches, the win rate they make, inside its 95% interval."""
+    assert isinstance(row["matches"], int) and 0 <= row["wins"] <= row["matches"] and row["matches"] > 0, what
+    assert row["win_rate"] == pytest.approx(row["wins"] / row["matches"]), what
+    low, high = row["ci95"]
+    assert 0 <= low <= row["win_rate"] <= high <= 1, what
+
+
+def check_eval_report(report: dict, what: str) -> None:
+    """``allfours eval --json``: a row for each agent against each opponent, each with its figures."""
+    _has(report, EVAL_FIELDS, what)
+    assert report["command"].startswith("allfours eval "), what
+    assert report["results"], f"{what}: no results"
+    for row in report["results"]:
+        _has(row, ROW_FIELDS, f"{what}: a result row")
+        _check_figures(row, f"{what}: {row['agent']} vs {row['opponent']}")
+        assert row["preset"] == report["preset"] and row["players"] == report["players"], what
+        if not report.get("partial"):
+            assert row["matches"] == report["matches_per_pairing"], what
+    named = {row["agent"] for row in report["results"]} | {row["opponent"] for row in report["results"]}
+    assert set(report["ratings"]) == named, f"{what}: ratings of {sorted(report['ratings'])}, agents {sorted(named)}"
+
+
+def check_exploit_report(report: dict, what: str) -> None:
+    """``allfours exploit --json``: the exploiter trained against the bot, then its matches against it."""
+    _has(report, EXPLOIT_FIELDS, what)
+    assert report["command"].startswith("allfours eval "), what
+    _check_figures(report, what)
+    assert report["matches"] == report["matches_planned"] or report["partial"], what
+
+
+def check_report(report, what: str) -> None:
+    """One of the JSON reports kept as raw results (EVAL_FIELDS and the rest above), checked as its kind."""
+    assert isinstance(report, dict), f"{what}: a JSON {type(report).__name__}, not a report"
+    if set(report) == RUNS_FIELDS:
+        assert isinstance(report["note"], str) and report["note"] and report["runs"], what
+        for i, run in enumerate(report["runs"]):
+            check_eval_report(run, f"{what}, run {i}")
+    elif "exploiter" in report:
+        check_exploit_report(report, what)
+    elif "results" in report:
+        check_eval_report(report, what)
+    else:
+        pytest.fail(f"{what} is no report kept as raw results (allfours eval's, allfours exploit's, or "
+                    f"{{note, runs}}): its keys are {sorted(report)}")
+
+
+def test_the_report_checks_refuse_what_they_should():
+    row = {"agent": "a", "opponent": "b", "preset": "seven_up", "players": 2, "matches": 10, "wins": 6, "win_rate": 0.6,
+           "ci95": [0.3, 0.85], "points_per_hand": 1.5, "points_per_hand_ci95": [1.4, 1.6],
+           "opponent_points_per_hand": 1.4, "hands": 30}
+    report = {"command": "allfours eval --preset seven_up --agents a b", "preset": "seven_up", "players": 2,
+              "seed": 0, "matches_per_pairing": 10, "options": {}, "results": [row, {**row, "agent": "b",
+              "opponent": "a", "wins": 4, "win_rate": 0.4, "ci95": [0.15, 0.7]}], "ratings": {"a": {}, "b": {}}}
+    check_report(report, "good")
+    check_report({"note": "two runs", "runs": [report, report]}, "good runs")
+    for bad in ({**report, "results": [{**row, "win_rate": 0.7}]},  # not wins / matches
+                {**report, "results": [{**row, "ci95": [0.65, 0.9]}]},  # the rate outside its interval
+                {k: v for k, v in report.items() if k != "ratings"},  # a field missing
+                {**report, "results": []}, {"note": "none", "runs": [{"seed": 1}]},
+                {"win_rate": 0.5}, [report]):  # no kind of report
+        with pytest.raises((AssertionError, pytest.fail.Exception)):
+            check_report(bad, "bad")
+
+
 @pytest.mark.parametrize("name", results_files())
-def test_every_results_file_is_json(name):
-    if name.endswith(".json"):
-        json.loads((RESULTS / name).read_text())
+def test_every_results_file_is_a_json_report(name):
+    """Any other kind of file under docs/results/ is refused: pages (.md) and linked plots are the record's, and
+    weights are not kept (test_no_weights_are_kept_under_docs)."""
+    assert name.endswith(".json"), (f"docs/results/{name}: docs/results/ keeps JSON reports, its pages (.md) and "
+                                    "the plots they link, and nothing else")
+    check_report(json.loads((RESULTS / name).read_text()), f"docs/results/{name}")
 
 
 def test_every_cited_results_path_is_a_file():

@@ -3,7 +3,7 @@
 The same collector as ``rollout.ScalarCollector`` (buffers, opponents, links of each seat's
 decisions, rewards, GAE: ``rollout.LockstepCollector``), with every game's rules, observations
 and masks computed for all games at once on NumPy arrays instead of one ``GameState`` at a time,
-and scripted opponents in their batched forms (``allfours.agents.batched``). The games differ
+and scripted opponents in their batched forms (``allfours.agents.players.batched``). The games differ
 from ``ScalarCollector``'s (the array engine deals from its own per-game streams) but follow the
 same distribution: tests/train/test_array_rollout.py compares hand scores, trick counts, legal-set
 sizes and the learner's samples of both.
@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from allfours.agents.batched import NetworkPlayer, batched, unbatchable
 from allfours.agents.network import PolicyNet
-from allfours.agents.symmetry import JIT_SUIT_ORDERS, SUIT_ORDERS, game_keys
+from allfours.agents.network.symmetry import JIT_SUIT_ORDERS, SUIT_ORDERS, game_keys
+from allfours.agents.players.batched import NetworkPlayer, batched, unbatchable
 from allfours_env.rules import Rules
 from allfours_env.vector import VectorEnv, points_rewards
 

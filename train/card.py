@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from allfours.agents.checkpoint import checkpoints_dir, load_checkpoint
+from allfours.agents.network.checkpoint import checkpoints_dir, load_checkpoint
 
 
 def eval_command(doc: dict, agent: str, opponent: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -20,10 +21,10 @@ from typing import Any
 
 import yaml
 
-from allfours.agents.batched import unbatchable
-from allfours.agents.equity import EQUITY_MAX_TARGET, equity_for_rules
 from allfours.agents.evaluation import seatings
-from allfours.agents.registry import make_agent
+from allfours.agents.players.batched import unbatchable
+from allfours.agents.players.equity import EQUITY_MAX_TARGET, equity_for_rules
+from allfours.agents.spec.registry import make_agent
 from allfours_env.rules import make_rules, parse_rule_options
 
 DEFAULT_CONFIG = "yorkshire"
@@ -89,7 +90,7 @@ class TrainConfig:
     points_reward: float = 0.1  # shaping: scale of (own side's points - others') each time points are scored
     points_reward_final: float = 0.02  # linear schedule; the match result (+1/-1) is always the main reward
     # weight w of match-equity shaping: each time the score moves, a side gets w times the change of
-    # its match equity (2 P(win) - 1, agents/equity.py) and the result keeps 1 - w; the return of a
+    # its match equity (2 P(win) - 1, agents/players/equity.py) and the result keeps 1 - w; the return of a
     # match is then its result minus w times the equity at its start (potential-based: same optimum)
     equity_reward: float = 0.0
     # ---- opponent pool (shares of games; normalised)
@@ -117,6 +118,10 @@ class TrainConfig:
 
     # ------------------------------------------------------------------
     def validate(self) -> TrainConfig:
+        """Check every value (ValueError, one line, on the first bad one), building each agent the config
+        names; once per set of values: a config validated and not changed since is not checked again."""
+        if self.is_validated():
+            return self
         rules = make_rules(self.preset, **self.rules)  # ValueError on a bad preset or option
         pos_int = ("num_envs", "rollout_steps", "update_epochs", "minibatch_size", "pool_size", "torch_threads",
                    "rollout_threads", "snapshot_every", "workers", "log_every_updates", "eval_matches")
@@ -164,7 +169,15 @@ class TrainConfig:
             if slow:
                 raise ValueError(f"config engine vector: scripted opponent(s) {', '.join(map(repr, slow))} have no "
                                  "batched form (heuristic, random and networks have): use engine: scalar (or auto)")
+        self._validated = self._values()
         return self
+
+    def is_validated(self) -> bool:
+        """Whether ``validate`` passed on exactly the values the config holds now."""
+        return getattr(self, "_validated", None) == self._values()
+
+    def _values(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, default=repr)
 
     def _validate_opponents(self, players: int) -> None:
         """Every key naming agents names real ones, and evaluations fill whole duplicate groups."""

@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 import torch
 
-from allfours.agents.ray_eval import connect, require_ray
+from allfours.agents.evaluation.ray_eval import connect, require_ray
 
 from .rollout import KIND_NAMES, Collector, CollectParams, Rollout
 from .workers import _numpy_sd, worker_collector

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from allfours.agents.equity import equity_for_rules
 from allfours.agents.network import PolicyNet
-from allfours.agents.registry import make_agent
-from allfours.agents.symmetry import canonicalize, to_canonical_actions, to_env_actions
+from allfours.agents.network.symmetry import canonicalize, to_canonical_actions, to_env_actions
+from allfours.agents.players.equity import equity_for_rules
+from allfours.agents.spec.registry import make_agent
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE, encode_batch, masks_batch, privileged_batch
@@ -112,7 +112,8 @@ class LockstepCollector(Collector):
                  seed: int = 0, shares=(1.0, 0.0, 0.0), scripted_specs=(), snapshot_slots: int = 2,
                  threads: int = 1, suit_jitter: bool = False):
         self.rules = rules
-        self.suit_jitter = suit_jitter  # non-trump suits in a random order per sample (allfours.agents.symmetry)
+        # non-trump suits in a random order per sample (allfours.agents.network.symmetry)
+        self.suit_jitter = suit_jitter
         self.n = rules.players
         self.B, self.T = num_envs, rollout_steps
         self.policy = policy

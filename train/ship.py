@@ -4,7 +4,7 @@ traditional_2p, seven_up).
 Writes ``checkpoints/<NAME>.pt``: the run's best (or given) checkpoint without the optimizer
 state, the pool and the rollout state, so it stays small; everything ``load_bot`` checks
 (format, encoding version, action ids, preset, arch) is kept, and so is the provenance
-(config, progress, code version, and the settings of a ``train.distill fit``).
+(config, progress, code version, and the settings of a ``allfours.train.lab.distill fit``).
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from allfours.agents.bots import BOTS
-from allfours.agents.checkpoint import CheckpointError, atomic_save, checkpoints_dir, load_checkpoint
+from allfours.agents.network.checkpoint import CheckpointError, atomic_save, checkpoints_dir, load_checkpoint
+from allfours.agents.spec.bots import BOTS
 
 KEEP = ("format", "format_version", "encoding_version", "obs_size", "action_ids", "arch", "model", "preset", "rules",
         "config", "progress", "code_version", "created", "seed", "distill")
 
 
 def ship(source: str | Path, name: str, out_dir: Path | None = None) -> Path:
-    """Write ``<out_dir>/<name>.pt`` (default: the shipped bots, ``allfours.agents.checkpoint.checkpoints_dir``)."""
+    """Write ``<out_dir>/<name>.pt`` (default: the shipped bots,
+    ``allfours.agents.network.checkpoint.checkpoints_dir``)."""
     out_dir = checkpoints_dir() if out_dir is None else Path(out_dir)
 
     if name not in BOTS:
@@ -52,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m allfours.train.ship", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="run folder (its best.pt) or a checkpoint file")
-    p.add_argument("name", help="the bot's name (agents.bots.BOTS): yorkshire, traditional, traditional_2p, seven_up")
+    p.add_argument("name", help="the bot's name (allfours.agents.spec.bots.BOTS): yorkshire, traditional, "
+                   "traditional_2p, seven_up")
     args = p.parse_args(argv)
     try:
         path = ship(args.source, args.name)

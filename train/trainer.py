@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 import random
 import re
 import sys
@@ -31,10 +30,10 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from allfours.agents.checkpoint import atomic_save, code_version, load_checkpoint, metadata, remove_stale_temps
 from allfours.agents.evaluation import eval_command, evaluate_agent, seatings
 from allfours.agents.network import PolicyNet
-from allfours.agents.neural import NeuralAgent, checkpoint_path
+from allfours.agents.network.checkpoint import atomic_save, code_version, load_checkpoint, metadata, remove_stale_temps
+from allfours.agents.players.neural import NeuralAgent, checkpoint_path
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 from allfours_env.rules import make_rules
@@ -49,7 +48,6 @@ from .workers import ProcessCollector
 
 SNAPSHOT_FORMAT = "allfours-ppo-snapshot"
 LEARNER = "learner"  # the network under training, in evaluation rows
-SLOW_SAVE_ENV = "ALLFOURS_TEST_SLOW_SAVE"  # seconds the stop save waits first: lets tests signal during it
 
 
 class SnapshotPool:
@@ -126,7 +124,7 @@ class Session:
 class Trainer:
     def __init__(self, cfg: TrainConfig, run_dir: str | Path, *, checkpoint: dict | None = None):
         self._created = time.time()
-        cfg.validate()
+        cfg.validate()  # a no-op for a config load_config validated and nobody changed since
         self.cfg = cfg
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -503,17 +501,16 @@ class Trainer:
         self._tick()
         bar.write(f"stopping ({stop.name}): saving {self.run_dir / 'latest.pt'}; a further signal "
                   "cannot interrupt the save", file=sys.stderr)
-        self._save(stop, best=False, delay=float(os.environ.get(SLOW_SAVE_ENV) or 0))
+        self._save(stop, best=False)
 
     def _summary(self, stop: RunStop) -> dict:
         return {"run_dir": str(self.run_dir), "interrupted": stop.requested, "stopped_by": stop.name,
                 "signals_during_save": stop.during_save, **self.progress, "best_score": self.best_score,
                 "last_eval": self.last_eval}
 
-    def _save(self, stop: RunStop, best: bool, delay: float = 0.0) -> None:
+    def _save(self, stop: RunStop, best: bool) -> None:
         stop.saving = True
         try:
-            time.sleep(delay)  # only where a test asks (SLOW_SAVE_ENV)
             self.save(best=best)
         finally:
             stop.saving = False

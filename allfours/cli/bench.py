@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from allfours.agents.speed import aec_rate, engine_rate
 from allfours_env.env import env as make_env
+from allfours_env.speed import aec_rate, engine_rate
 
 from .common import Parser, help_text, positive_float, positive_int
 

@@ -29,7 +29,7 @@ import time
 
 from allfours.agents import evaluation
 from allfours.agents.evaluation import EvaluationInterrupted, eval_command, evaluate_pairings, round_robin, seatings
-from allfours.agents.ray_eval import RayEvalError, connect
+from allfours.agents.evaluation.ray_eval import RayEvalError, connect
 from allfours.agents.spec import AgentSpec
 
 from .common import (

@@ -1,11 +1,11 @@
-"""``allfours export``: a trained policy to ONNX with its model card (``allfours.agents.export_onnx``)."""
+"""``allfours export``: a trained policy to ONNX with its model card (``allfours.agents.network.export_onnx``)."""
 
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 
-from allfours.agents.export_onnx import check, export, load_policy
+from allfours.agents.network.export_onnx import check, export, load_policy
 
 from .common import Parser, fail, nonnegative_int, output_file, preset, seed
 

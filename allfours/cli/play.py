@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import sys
 
-from allfours.agents.human import HumanAgent, QuitGame
-from allfours.agents.registry import make_agent
+from allfours.agents.players.human import HumanAgent, QuitGame
 from allfours.agents.spec import AgentSpec
+from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState, action_name
 from allfours_env.cards import JACK, SUITS, card_code
 from allfours_env.scoring import high_low_jack

@@ -63,22 +63,22 @@ def main(argv: list[str] | None = None) -> int:
             return fail(PROG, e)
 
 
-def _ray_overrides(args) -> list[str]:
+def _ray_overrides(args) -> dict:
+    """The config values of --ray-address and --workers, as values (the flags' parsed ones, not text)."""
     if args.workers is not None and args.ray_address is None:
         raise UsageError("sets the number of Ray rollout actors: give --ray-address too "
                          "(--ray-address local for Ray on this machine)", "--workers")
     if args.ray_address is None:
-        return []
-    address = "" if args.ray_address == "local" else args.ray_address
-    out = ["collector=ray", f"ray_address={address}"]
+        return {}
+    out = {"collector": "ray", "ray_address": "" if args.ray_address == "local" else args.ray_address}
     if args.workers is not None:
-        out.append(f"workers={args.workers}")
+        out["workers"] = args.workers
     return out
 
 
 def _run(args, stop: RunStop) -> int:
-    args.overrides = list(args.overrides) + _ray_overrides(args)
-    chosen = parse_overrides(args.overrides).get("preset")
+    overrides = {**parse_overrides(args.overrides), **_ray_overrides(args)}  # the flags win, as they come last
+    chosen = overrides.get("preset")
     if chosen is not None:  # worded as every command words it
         try:
             preset(str(chosen))
@@ -98,9 +98,9 @@ def _run(args, stop: RunStop) -> int:
             raise UsageError(f"{args.resume!r} does not exist: give a training run folder (runs/NAME)", "--resume")
         if not (run_dir / "config.yaml").exists():
             raise UsageError(f"{str(run_dir)!r} is not a training run folder (no config.yaml)", "--resume")
-        cfg = load_config(run_dir / "config.yaml", args.overrides)
+        cfg = load_config(run_dir / "config.yaml", overrides)
     else:
-        cfg = load_config(args.config, args.overrides)
+        cfg = load_config(args.config, overrides)
         run_dir = None
     if args.print_config:
         print(yaml.safe_dump(cfg.to_dict(), sort_keys=False), end="")

@@ -38,7 +38,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from swagger_ui_bundle import swagger_ui_path
 
-from allfours.agents.bots import BOTS
+from allfours.agents.spec.bots import BOTS
 from allfours_env import ENCODING_VERSION, PRESETS, __version__
 from allfours_env.rules import ALLOWED_PLAYERS
 
@@ -276,7 +276,8 @@ def _client(request: Request) -> str:
 def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
                max_body_bytes: int = MAX_BODY_BYTES, matches: MatchStore | None = None,
                limits: Limits | None = None, db: MatchDB | None = None, hosts: Hosts | None = None) -> FastAPI:
-    """The FastAPI app offering ``bots`` (specs for ``agents.registry.make_agent``; default: see ``BotPool``).
+    """The FastAPI app offering ``bots`` (specs for ``allfours.agents.spec.registry.make_agent``; default: see
+    ``BotPool``).
 
     ``matches`` (or a new ``MatchStore`` with ``limits``, and ``db`` to keep the matches in a file; default:
     memory only) holds the hosted matches. ``hosts`` are the Host names it answers (default: loopback's,

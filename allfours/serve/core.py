@@ -1,7 +1,8 @@
 """What the HTTP server and the JSON-lines protocol share: the bots on offer and the answer to a view.
 
 ``BotPool`` holds the bots a server offers (agent specs, each parsed once into an
-``agents.spec.AgentSpec`` for ``agents.registry.make_agent``). A request may only name one of them,
+``allfours.agents.spec.AgentSpec`` for ``allfours.agents.spec.registry.make_agent``). A request may only name one of
+them,
 by the text it was offered as: a client never makes the server load a file of its choosing. Each
 bot is built once per preset and used under a lock, reseeded for every request, so the same
 request always gets the same answer.
@@ -19,11 +20,11 @@ import threading
 from pydantic import ValidationError
 
 from allfours.agents.base import Agent
-from allfours.agents.bots import BOTS
-from allfours.agents.checkpoint import checkpoints_dir
-from allfours.agents.model_card import model_card
-from allfours.agents.registry import make_agent
+from allfours.agents.network.checkpoint import checkpoints_dir
+from allfours.agents.network.model_card import model_card
 from allfours.agents.spec import AgentSpec
+from allfours.agents.spec.bots import BOTS
+from allfours.agents.spec.registry import make_agent
 from allfours_env import PRESETS, __version__, action_name
 from allfours_env.replay import ViewError, state_from_request
 

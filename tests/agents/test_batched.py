@@ -1,12 +1,12 @@
-"""The batched players (allfours.agents.batched) play as their agents do on the same positions:
+"""The batched players (allfours.agents.players.batched) play as their agents do on the same positions:
 a shipped network bot move for move, random uniformly over the legal actions."""
 
 import numpy as np
 import pytest
 from helpers import reference
 
-from allfours.agents.batched import NetworkPlayer, RandomPlayer, batched, unbatchable
-from allfours.agents.registry import make_agent
+from allfours.agents.players.batched import NetworkPlayer, RandomPlayer, batched, unbatchable
+from allfours.agents.spec.registry import make_agent
 from allfours_env.vector import VectorEnv
 
 

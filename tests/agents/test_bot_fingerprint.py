@@ -30,7 +30,7 @@ import pytest
 import torch
 
 from allfours.agents.network import MASK_VALUE, TIE_TOLERANCE, greedy_actions
-from allfours.agents.registry import make_agent
+from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState, encode
 
 HERE = Path(__file__).resolve().parent
@@ -124,7 +124,7 @@ def recorded() -> dict:
 
 @pytest.mark.parametrize("bot", BOTS)
 def test_bot_moves_are_its_fingerprint_in_every_batch(bot, recorded):
-    from allfours.agents.batched import NetworkPlayer
+    from allfours.agents.players.batched import NetworkPlayer
     agent, states = _agent(bot), positions(BOTS[bot], recorded[bot]["tied"])
     want = recorded[bot]["moves"]
     assert len(states) == len(want) > 100, f"the positions changed: regenerate ({REGENERATE})"
@@ -165,7 +165,7 @@ def test_greedy_actions_tie_rule():
 
 
 def test_search_best_action_ties_within_its_tolerance():
-    from allfours.agents.search import VALUE_TOLERANCE, best_action
+    from allfours.agents.players.search import VALUE_TOLERANCE, best_action
     assert best_action({30: 0.5, 17: 0.5 - VALUE_TOLERANCE / 4, 40: 0.1}) == 17
     assert best_action({30: 0.5, 17: 0.5 - 4 * VALUE_TOLERANCE}) == 30
 

@@ -1,4 +1,4 @@
-"""Match equity (agents/equity.py): the DP over hand outcomes and the search's valuation by it."""
+"""Match equity (agents/players/equity.py): the DP over hand outcomes and the search's valuation by it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from math import comb
 
 import pytest
 
-from allfours.agents.equity import (
+from allfours.agents.lab.equity_sample import DISTRIBUTIONS, match_hands
+from allfours.agents.players.equity import (
     EQUITY_MAX_TARGET,
     MatchEquity,
     equity_for_rules,
@@ -16,9 +17,8 @@ from allfours.agents.equity import (
     load_outcomes,
     match_equity,
 )
-from allfours.agents.equity_sample import DISTRIBUTIONS, match_hands
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.search import SearchAgent
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.search import SearchAgent
 from allfours_env import GameState, make_rules
 
 
@@ -81,10 +81,11 @@ def test_outcomes_replay_the_engine_points():
 
 
 def test_bad_distribution_files_and_names_give_clear_errors(tmp_path, monkeypatch):
-    import allfours.agents.equity as eq
+    import allfours.agents.players.equity as eq
 
     monkeypatch.setattr(eq, "DATA", tmp_path)
-    with pytest.raises(ValueError, match="no hand distribution 'yorkshire'.*python -m allfours.agents.equity_sample"):
+    with pytest.raises(ValueError,
+                       match="no hand distribution 'yorkshire'.*python -m allfours.agents.lab.equity_sample"):
         load_outcomes("yorkshire")
     (tmp_path / "hands_yorkshire.json").write_text('{"format": 1, "name": "seven_up", "outcomes": []}')
     with pytest.raises(ValueError, match="not a valid hand distribution"):

@@ -17,13 +17,13 @@ import time
 import pytest
 
 from allfours.agents import evaluation as ev
-from allfours.agents import neural
 from allfours.agents.base import Agent, AgentError
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.random_agent import RandomAgent
-from allfours.agents.registry import make_agent
-from allfours.agents.search import SearchAgent
+from allfours.agents.players import neural
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.random_agent import RandomAgent
+from allfours.agents.players.search import SearchAgent
 from allfours.agents.spec import AgentSpec
+from allfours.agents.spec.registry import make_agent
 from allfours.cli.eval import main as eval_main
 from allfours_env import GameState, encode, make_rules
 
@@ -305,7 +305,7 @@ def test_cli_errors_are_one_line(argv, msg, capsys):
 
 
 def test_bot_names_pick_the_bot_for_the_player_count():
-    from allfours.agents.bots import bot_name
+    from allfours.agents.spec.bots import bot_name
 
     assert bot_name("traditional") == "traditional" and bot_name("traditional", 4) == "traditional"
     assert bot_name("traditional", 2) == "traditional_2p" and bot_name("traditional_2p", 4) == "traditional"

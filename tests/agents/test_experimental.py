@@ -1,4 +1,4 @@
-"""agents/experimental.py: the research players, each a SearchAgent given other parts."""
+"""agents/lab/experimental.py: the research players, each a SearchAgent given other parts."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import random
 
 import pytest
 
-from allfours.agents import experimental as ex
 from allfours.agents.base import Agent
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.random_agent import RandomAgent
-from allfours.agents.registry import make_agent
-from allfours.agents.search import SearchAgent
-from allfours.agents.solver import playout_values
+from allfours.agents.lab import experimental as ex
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.random_agent import RandomAgent
+from allfours.agents.players.search import SearchAgent
+from allfours.agents.players.solver import playout_values
+from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState
 from allfours_env.cards import mask_to_list
 from allfours_env.sampling import resample

@@ -1,4 +1,5 @@
-"""The Gymnasium ids (agents/gym_env.py, agents/gym_vector.py, allfours/gym_registration.py): the single env
+"""The Gymnasium ids (agents/adapters/gym_env.py, agents/adapters/gym_vector.py, allfours/gym_registration.py): the
+single env
 passes Gymnasium's checker on every id and player count, replays on a seed and scores as env() does;
 ``make_vec``'s games on the batched engine equal the single env's on the same seeds (deterministic
 opponents) or have the same statistics (random ones); bad arguments are one ValueError each; the sb3
@@ -16,9 +17,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import allfours  # noqa: F401 (registers the ids)
+from allfours.agents.adapters.gym_env import AllFoursGymEnv
+from allfours.agents.adapters.gym_vector import AllFoursVectorEnv
 from allfours.agents.base import Agent
-from allfours.agents.gym_env import AllFoursGymEnv
-from allfours.agents.gym_vector import AllFoursVectorEnv
 from allfours_env import OBS_SIZE, GameState, encode
 from allfours_env.render import RGB_SIZE, render_rgb, render_text
 
@@ -386,10 +387,10 @@ def test_example_trains_saves_and_the_model_is_an_agent(tmp_path):
 
     import torch
 
+    from allfours.agents.adapters.sb3_agent import SB3Agent
     from allfours.agents.evaluation import play_match
     from allfours.agents.network import greedy_actions
-    from allfours.agents.registry import make_agent
-    from allfours.agents.sb3_agent import SB3Agent
+    from allfours.agents.spec.registry import make_agent
     agent = make_agent(f"sb3:{out}", preset="seven_up")
     assert isinstance(agent, SB3Agent)
     result = play_match([agent, make_agent("random")], preset="seven_up", seed=3)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from allfours.agents.heuristic import HeuristicAgent, trump_strength
-from allfours.agents.random_agent import RandomAgent
+from allfours.agents.players.heuristic import HeuristicAgent, trump_strength
+from allfours.agents.players.random_agent import RandomAgent
 from allfours_env import GameState, card_code, parse_card
 from allfours_env.cards import BEG, GIVE_ONE, RUN_PACK, STAND, SUIT_MASK, THROW_IN
 

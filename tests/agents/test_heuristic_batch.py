@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from helpers import reference
 
-from allfours.agents.heuristic import HeuristicAgent, trump_strength
-from allfours.agents.heuristic_batch import HeuristicBatch
+from allfours.agents.players.heuristic import HeuristicAgent, trump_strength
+from allfours.agents.players.heuristic_batch import HeuristicBatch
 from allfours_env.cards import parse_action
 from allfours_env.vector import VectorEnv
 

@@ -18,8 +18,8 @@ from allfours_env.replay import state_from_request  # noqa: E402
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-    from allfours.agents.checkpoint import atomic_save, metadata
     from allfours.agents.network import PolicyNet
+    from allfours.agents.network.checkpoint import atomic_save, metadata
     torch.manual_seed(1)
     net = PolicyNet(OBS_SIZE, 57, (64, 32))
     d = tmp_path_factory.mktemp("onnx")
@@ -49,7 +49,7 @@ def test_card_describes_the_policy(exported):
 
 
 def test_onnxruntime_matches_pytorch_on_golden_vectors(exported):
-    from allfours.agents.neural import load_agent
+    from allfours.agents.players.neural import load_agent
     ck, out, card = exported
     sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     assert [i.name for i in sess.get_inputs()] == ["observation", "action_mask"]
@@ -82,7 +82,7 @@ def test_export_refuses_what_is_not_a_network(tmp_path, capsys):
 
 def test_golden_probabilities_are_the_agents_averaged_policy(exported):
     """The exported policy is what ``allfours eval`` plays: the averaged one, not the raw network."""
-    from allfours.agents.neural import load_agent
+    from allfours.agents.players.neural import load_agent
     ck, _out, card = exported
     avg, raw = load_agent(ck), load_agent(ck, symmetrize=False)
     differs = 0

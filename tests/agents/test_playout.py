@@ -7,12 +7,13 @@ import random
 
 import pytest
 
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.neural import load_bot
-from allfours.agents.playout import NetworkPlayout
-from allfours.agents.registry import make_agent, search_playout
-from allfours.agents.search import SearchAgent
-from allfours.agents.solver import final_value
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.neural import load_bot
+from allfours.agents.players.playout import NetworkPlayout
+from allfours.agents.players.search import SearchAgent
+from allfours.agents.players.solver import final_value
+from allfours.agents.spec import AgentSpec
+from allfours.agents.spec.registry import make_agent, search_playout
 from allfours_env import GameState
 from allfours_env.engine import PLAY
 from allfours_env.sampling import resample
@@ -39,7 +40,7 @@ def test_lockstep_playouts_play_as_the_agents_would(preset, seed, moves, sym):
         g = start.clone()
         g.apply(a)
         games.append(g)
-    search_playout(bot + (":sym=1" if sym else "")).play_out(games, side)
+    search_playout(AgentSpec.parse(bot + (":sym=1" if sym else ""))).play_out(games, side)
     net_agent = load_bot(bot[4:], symmetrize=sym)
     for a, batched in zip(start.legal_actions(), games):
         g = start.clone()
@@ -64,7 +65,7 @@ def test_network_playout_values_are_the_mean_over_worlds():
     again = SearchAgent(worlds=5, seed=4)
     rng = random.Random(again.rng.getrandbits(64))
     eq = again.equity_for(state)
-    play = search_playout("bot:yorkshire")
+    play = search_playout(AgentSpec.parse("bot:yorkshire"))
     expect = dict.fromkeys(values, 0.0)
     for world in [resample(state, seat, rng) for _ in range(5)]:
         for a in values:
@@ -93,7 +94,7 @@ def test_network_playout_search_is_deterministic_and_legal():
 
 def test_a_checkpoint_path_as_playout_makes_a_search_agent():
     """A spec ending in .pt names a checkpoint only when it does not start with an agent's name."""
-    from allfours.agents.checkpoint import checkpoints_dir
+    from allfours.agents.network.checkpoint import checkpoints_dir
 
     agent = make_agent(f"search:worlds=2,playout={checkpoints_dir() / 'yorkshire.pt'}")
     assert isinstance(agent, SearchAgent) and agent.worlds == 2
@@ -123,7 +124,7 @@ def test_time_cap_stops_network_playouts_between_batches():
     (10,000 worlds uncapped would take minutes)."""
     state = _mid_hand("yorkshire", 5, 9)
     drawn = []
-    agent = SearchAgent(worlds=10_000, time=0.05, playout=search_playout("bot:yorkshire"), seed=0,
+    agent = SearchAgent(worlds=10_000, time=0.05, playout=search_playout(AgentSpec.parse("bot:yorkshire")), seed=0,
                         sampler=lambda st, seat, rng: drawn.append(1) or resample(st, seat, rng))
     assert state.is_legal(agent.act(state, state.current))
     assert 16 <= len(drawn) < 10_000 and len(drawn) % 16 == 0

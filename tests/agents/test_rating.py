@@ -6,7 +6,7 @@ import random
 import pytest
 
 from allfours.agents import evaluation as ev
-from allfours.agents.rating import ELO, fit_ratings
+from allfours.agents.evaluation.rating import ELO, fit_ratings
 
 
 def test_two_agents_rate_at_the_log_odds_of_their_score():

@@ -1,4 +1,4 @@
-"""Evaluation on Ray (agents/ray_eval.py): the figures of ``--workers 1`` on the same seed, a killed task
+"""Evaluation on Ray (agents/evaluation/ray_eval.py): the figures of ``--workers 1`` on the same seed, a killed task
 retried without changing them, the progress bar and the partial report, and one line per bad input."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from allfours.agents import evaluation as ev
-from allfours.agents import ray_eval
-from allfours.agents.random_agent import RandomAgent
+from allfours.agents.evaluation import matches, ray_eval
+from allfours.agents.players.random_agent import RandomAgent
 from allfours.cli import eval as eval_cli
 
 try:
@@ -83,17 +83,6 @@ def test_addresses():
 
 # ------------------------------------------------------------------ on a local Ray, 2 CPUs
 @pytest.fixture(scope="module")
-def local_ray():
-    if ray is None:
-        pytest.skip("Ray not installed: pip install '.[ray]'")
-    if ray.is_initialized():
-        ray.shutdown()
-    ray_eval.connect("local", num_cpus=2)
-    yield ray
-    ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 def by_processes(tmp_path_factory):
     """The JSON figures of ``--workers 1`` for each case."""
     out = {}
@@ -130,13 +119,13 @@ def test_a_task_killed_mid_run_is_retried_and_the_figures_stay(name, local_ray, 
 
 
 def test_an_agent_a_node_cannot_load_is_named(local_ray, monkeypatch, capsys):
-    real = ev.make_agent
+    real = matches.make_agent
 
     def here_only(spec, **kw):  # this process has the checkpoint; the Ray workers do not
         return RandomAgent() if str(spec) == "/nowhere/nodeless.pt" else real(spec, **kw)
 
-    monkeypatch.setattr(ev, "_AGENT_CACHE", {})
-    monkeypatch.setattr(ev, "make_agent", here_only)
+    monkeypatch.setattr(matches, "_AGENT_CACHE", {})
+    monkeypatch.setattr(matches, "make_agent", here_only)
     argv = ["--preset", "seven_up", "--agents", "/nowhere/nodeless.pt", "random", "--matches", "4", "--no-progress"]
     assert eval_cli.main([*argv, "--ray-address", "local"]) == 2
     err = one_line(capsys)

@@ -1,4 +1,4 @@
-"""``allfours.agents.sb3_vec_env.SB3VecEnv``: Stable-Baselines3's VecEnv over the batched engine. MaskablePPO
+"""``allfours.agents.adapters.sb3_vec_env.SB3VecEnv``: Stable-Baselines3's VecEnv over the batched engine. MaskablePPO
 trains on it and, under its masks, plays only legal moves; its observations, rewards, dones and infos are
 those of the single Gymnasium env (itself checked against ``env()``) on the same seeds."""
 
@@ -13,8 +13,8 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 
-from allfours.agents.gym_env import AllFoursGymEnv  # noqa: E402
-from allfours.agents.sb3_vec_env import SB3VecEnv  # noqa: E402
+from allfours.agents.adapters.gym_env import AllFoursGymEnv  # noqa: E402
+from allfours.agents.adapters.sb3_vec_env import SB3VecEnv  # noqa: E402
 from allfours_env import OBS_SIZE  # noqa: E402
 
 N = 8

@@ -7,11 +7,12 @@ import random
 import pytest
 
 from allfours.agents.base import Agent
-from allfours.agents.experimental import hand_start, likelihood
-from allfours.agents.heuristic import HeuristicAgent
-from allfours.agents.random_agent import RandomAgent
-from allfours.agents.search import SearchAgent
-from allfours.agents.solver import final_value, playout_values, solve
+from allfours.agents.lab.experimental import likelihood
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.random_agent import RandomAgent
+from allfours.agents.players.search import SearchAgent
+from allfours.agents.players.solver import final_value, playout_values, solve
+from allfours.agents.players.worlds import hand_start
 from allfours_env import GameState, make_rules, parse_card
 from allfours_env.cards import STAND, THROW_IN
 from allfours_env.sampling import resample
@@ -152,7 +153,7 @@ def test_bad_budgets():
 
 
 def test_hand_start_replays_to_the_world():
-    """Inference (agents/experimental.py) replays the hand in each world from its deal: it must
+    """Inference (agents/lab/experimental.py) replays the hand in each world from its deal: it must
     reproduce the world exactly."""
     h = HeuristicAgent(seed=0)
     rng = random.Random(0)

@@ -1,4 +1,4 @@
-"""``agents.spec.AgentSpec``: an agent spec read once (name, typed options, nested specs), its canonical
+"""``allfours.agents.spec.AgentSpec``: an agent spec read once (name, typed options, nested specs), its canonical
 text, its errors; the shared rule-option parser; and ``allfours eval`` building each agent once."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from allfours.agents import evaluation as ev
-from allfours.agents.checkpoint import checkpoints_dir
-from allfours.agents.neural import checkpoint_path
+from allfours.agents.evaluation import matches, pairings, pool
+from allfours.agents.network.checkpoint import checkpoints_dir
+from allfours.agents.players.neural import checkpoint_path
 from allfours.agents.spec import AgentSpec, parse_network, parse_playout
 from allfours.cli import rule_args
 from allfours.cli.eval import main as eval_main
@@ -146,7 +147,7 @@ def test_checkpoint_path_is_the_file_a_warm_start_reads():
 def test_a_bad_spec_is_one_line_naming_what_is_wrong(text, message):
     try:
         AgentSpec.parse(text)
-        from allfours.agents.registry import make_agent
+        from allfours.agents.spec.registry import make_agent
 
         make_agent(text)  # the errors the loaders find (an unknown bot)
     except ValueError as e:
@@ -210,10 +211,10 @@ def counted(monkeypatch):
     """Every agent ``evaluation`` builds, by spec, and every ``make_rules`` of the eval path; a fresh
     per-process cache, as a new process has."""
     made, rules = [], []
-    real_make, real_rules = ev.make_agent, make_rules
-    monkeypatch.setattr(ev, "_AGENT_CACHE", {})
-    monkeypatch.setattr(ev, "make_agent", lambda spec, **kw: made.append(str(spec)) or real_make(spec, **kw))
-    for module in (ev, rule_args):
+    real_make, real_rules = matches.make_agent, make_rules
+    monkeypatch.setattr(matches, "_AGENT_CACHE", {})
+    monkeypatch.setattr(matches, "make_agent", lambda spec, **kw: made.append(str(spec)) or real_make(spec, **kw))
+    for module in (matches, pairings, rule_args):
         monkeypatch.setattr(module, "make_rules", lambda *a, **kw: rules.append(a) or real_rules(*a, **kw))
     return made, rules
 
@@ -238,5 +239,27 @@ def test_a_worker_builds_each_agent_once_from_the_specs_its_tasks_carry(counted)
     assert all(t.rules == game and all(isinstance(s, AgentSpec) for s in t.specs) for t in tasks)
     tasks = pickle.loads(pickle.dumps(tasks))  # as a worker process gets them
     for i, t in enumerate(tasks):  # the worker's loop (run_tasks' pool): one task after another
-        assert ev._indexed((i, t))[0] == i
+        assert pool._indexed((i, t))[0] == i
     assert sorted(made) == ["heuristic", "random", "search:worlds=1"] and rules == []
+
+
+# ---------------------------------------------------------------------------------- parsed once
+def test_builders_take_a_parsed_spec_and_never_parse_text_again():
+    """Text is parsed at the boundary (``AgentSpec.parse``, ``make_agent``); the builders behind it take the
+    parsed value only, so a spec is never parsed twice."""
+    from allfours.agents.evaluation.matches import build_agent
+    from allfours.agents.players.guided import GuidedAgent, guide_network
+    from allfours.agents.players.neural import load_network
+    from allfours.agents.spec.registry import search_playout
+    from allfours_env import make_rules
+
+    for call in (lambda: load_network("bot:seven_up"), lambda: guide_network("seven_up"),
+                 lambda: search_playout("bot:yorkshire"), lambda: build_agent("random", make_rules("seven_up")),
+                 lambda: GuidedAgent(bot="seven_up"), lambda: GuidedAgent(playout="heuristic")):
+        with pytest.raises(TypeError, match="takes a parsed AgentSpec"):
+            call()
+    # the parsed values work, and the nested ones come parsed from the grammar
+    spec = AgentSpec.parse("guided:bot=seven_up,playout=heuristic")
+    assert isinstance(spec.get("bot"), AgentSpec) and isinstance(spec.get("playout"), AgentSpec)
+    assert load_network(AgentSpec.parse("bot:seven_up")).name == "bot:seven_up"
+    assert search_playout(AgentSpec.parse("heuristic")) is None

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from allfours.agents.human import parse_entry
+from allfours.agents.players.human import parse_entry
 from allfours_env.cards import BEG, STAND
 
 

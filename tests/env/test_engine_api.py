@@ -354,9 +354,33 @@ def test_the_fields_are_listed_once():
     assert c.history == [(s.eldest, BEG)]  # the clone is independent
 
 
-def test_card_codes_in_events_parse():
-    s = play_recorded("yorkshire", {}, 5)
+def event_cards(e: dict) -> list[str]:
+    """The card codes an event must carry: a play's and a turn-up's card, every play of a trick, the hand a
+    player throws in, and each of a hand's high, low and jack that was won (a hand the match ended before play
+    has none)."""
+    kind = e["type"]
+    if kind in ("play", "turnup"):
+        return [e["card"]]
+    if kind == "trick":
+        return [p["card"] for p in e["plays"]]
+    if kind == "throw_in":
+        return list(e["cards"])
+    if kind == "hand_result":
+        return [e[f"{point}_card"] for point in ("high", "low", "jack") if e[point] is not None]
+    return []
+
+
+@pytest.mark.parametrize("preset,options", CASES)
+def test_events_carry_card_codes_that_parse(preset, options):
+    s = play_recorded(preset, options, 5)
+    kinds = {e["type"] for e in s.events}
+    assert {"play", "trick", "hand_result"} <= kinds, kinds  # a match has all three, each checked below
     for e in s.events:
-        for k in ("card", "high_card", "low_card", "jack_card"):
-            if e.get(k):
-                parse_card(e[k])
+        for code in event_cards(e):
+            assert isinstance(code, str) and card_code(parse_card(code)) == code, e
+        if e["type"] == "trick":
+            assert len(e["plays"]) >= 1, e
+        if e["type"] == "hand_result":
+            assert all(e[f"{point}_card"] is None for point in ("high", "low", "jack") if e[point] is None), e
+    played = [e for e in s.events if e["type"] == "hand_result" and e["high"] is not None]
+    assert played and all(e["high_card"] and e["low_card"] for e in played), played  # a hand played out has both

@@ -16,7 +16,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
 from open_spiel.python.bots import uniform_random  # noqa: E402
 
-from allfours.agents.ismcts import ISMCTSBot  # noqa: E402
+from allfours.agents.players.ismcts import ISMCTSBot  # noqa: E402
 from allfours_env import GameState, encode, make_rules, seat_view  # noqa: E402
 from allfours_env.cards import NUM_CARDS, RUN_PACK, card_code, mask_to_list  # noqa: E402
 from allfours_env.openspiel import (  # noqa: E402

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from allfours.agents.experimental import PartnerSight
-from allfours.agents.random_agent import RandomAgent
+from allfours.agents.lab.experimental import PartnerSight
+from allfours.agents.players.random_agent import RandomAgent
 from allfours_env import GameState
 from allfours_env.cards import ALL_CARDS, SUIT_MASK, mask_of, parse_card
 from allfours_env.deal import assign_cards, assign_matching
@@ -163,7 +163,7 @@ def test_assignment_helpers_respect_forbidden_suits():
 
 
 def test_partner_sight_worlds_keep_the_partner_hand():
-    """The world sampler of the `partner` reference player (agents/experimental.py) deals only the
+    """The world sampler of the `partner` reference player (agents/lab/experimental.py) deals only the
     opponents' hands afresh: every world keeps both hands of its side and is otherwise a consistent world."""
     sampler, rng = PartnerSight(), random.Random(11)
     count, moved = 0, 0

@@ -1,10 +1,10 @@
 """The array engine's relabelled observations and masks equal the suit relabelling of
-``allfours.agents.symmetry`` applied afterwards, and a collector can resume a game's matches."""
+``allfours.agents.network.symmetry`` applied afterwards, and a collector can resume a game's matches."""
 
 import numpy as np
 import pytest
 
-from allfours.agents.symmetry import (
+from allfours.agents.network.symmetry import (
     JIT_OBS,
     JIT_SUIT_ORDERS,
     SRC_ACT,

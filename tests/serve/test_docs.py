@@ -22,7 +22,7 @@ PAIRS = re.findall(r"<!-- example -->\n```json\n(.*?)\n```.*?```json\n(.*?)\n```
 VERSIONS = [(DOC.read_text().count("\n", 0, m.start()) + 1, m.group(1))
             for m in re.finditer(r'"version"\s*:\s*"([^"]*)"', DOC.read_text())]
 # A neural bot answers with its checkpoint's code version: the package version it was trained with,
-# the commit and the date (agents/checkpoint.py), e.g. "0.1.0+1a2b3c4 (2025-01-01T12:00:00+0000)".
+# the commit and the date (agents/network/checkpoint.py), e.g. "0.1.0+1a2b3c4 (2025-01-01T12:00:00+0000)".
 CHECKPOINT_VERSION = re.compile(r"\d+\.\d+\.\d+\+[0-9a-f]{7,40}(?:\.dirty)? \([^)]+\)")
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from allfours.agents.checkpoint import checkpoints_dir
+from allfours.agents.network.checkpoint import checkpoints_dir
 from allfours_env import GameState, action_name, card_code, seat_view
 from allfours_env.replay import state_from_request
 
@@ -472,8 +472,8 @@ def test_fuzz_made_up_views(client, body):
 def checkpoint(tmp_path_factory):
     import torch
 
-    from allfours.agents.checkpoint import atomic_save, metadata
     from allfours.agents.network import PolicyNet
+    from allfours.agents.network.checkpoint import atomic_save, metadata
     from allfours_env import OBS_SIZE, make_rules
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, 57, (32,))
@@ -484,7 +484,7 @@ def checkpoint(tmp_path_factory):
 
 
 def test_neural_bot_served_with_its_model_card(checkpoint):
-    from allfours.agents.neural import load_agent
+    from allfours.agents.players.neural import load_agent
     with TestClient(create_app(pool=BotPool([checkpoint, "heuristic"])), base_url="http://127.0.0.1") as c:
         cards = {b["name"]: b for b in c.get("/v1/bots").json()["bots"]}
         card = cards[checkpoint]
@@ -512,7 +512,7 @@ def test_a_bot_that_cannot_be_built_is_listed_as_unavailable():
 
 
 def test_shipped_bots_are_offered_and_refuse_another_player_count():
-    from allfours.agents.bots import BOTS
+    from allfours.agents.spec.bots import BOTS
     from allfours.serve.core import shipped_bots
 
     shipped = shipped_bots()

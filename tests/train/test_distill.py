@@ -1,13 +1,13 @@
-"""train.distill: search labels of the student's positions, and fitting a network to them."""
+"""allfours.train.lab.distill: search labels of the student's positions, and fitting a network to them."""
 
 import numpy as np
 import pytest
 import torch
 
-from allfours.agents.checkpoint import atomic_save, checkpoints_dir, load_checkpoint
 from allfours.agents.network import PolicyNet
-from allfours.agents.neural import load_agent
-from allfours.train import distill
+from allfours.agents.network.checkpoint import atomic_save, checkpoints_dir, load_checkpoint
+from allfours.agents.players.neural import load_agent
+from allfours.train.lab import distill
 from allfours.train.ship import ship
 
 ARGS = ["--student", "heuristic", "--search", "search:worlds=4", "--games", "2", "--seed", "123", "--no-progress"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from allfours.agents.checkpoint import load_checkpoint
+from allfours.agents.network.checkpoint import load_checkpoint
 from allfours.cli.train import main as train
 
 ROOT = Path(__file__).resolve().parents[2]

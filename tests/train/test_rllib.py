@@ -1,4 +1,5 @@
-"""RLlib adaptor (train.rllib_env) and the PPO example (examples/rllib_ppo.py). Needs Ray: pip install '.[ray]'."""
+"""RLlib adaptor (allfours.agents.adapters.rllib_env) and the PPO example (examples/rllib_ppo.py). Needs Ray:
+pip install '.[ray]'."""
 
 import importlib.util
 import math
@@ -11,16 +12,13 @@ import pytest
 pytest.importorskip("ray", reason="Ray not installed: pip install '.[ray]'")
 pytest.importorskip("ray.rllib", reason="Ray RLlib not installed: pip install '.[ray]'")
 
-import ray  # noqa: E402
 import torch  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule  # noqa: E402
 from ray.rllib.utils.metrics.metrics_logger import MetricsLogger  # noqa: E402
 
-from allfours.agents.base import AgentError  # noqa: E402
-from allfours.agents.evaluation import evaluate_agent  # noqa: E402
-from allfours.train.rllib_env import (  # noqa: E402
+from allfours.agents.adapters.rllib_env import (  # noqa: E402
     ILLEGAL_INFO,
     ILLEGAL_METRIC,
     AllFoursCallback,
@@ -30,6 +28,8 @@ from allfours.train.rllib_env import (  # noqa: E402
     rllib_agent,
     rllib_spaces,
 )
+from allfours.agents.base import AgentError  # noqa: E402
+from allfours.agents.evaluation import evaluate_agent  # noqa: E402
 from allfours_env import GameState, env  # noqa: E402
 from allfours_env.engine import IllegalActionError  # noqa: E402
 
@@ -37,11 +37,12 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_ppo.py"
 
 
 @pytest.fixture(scope="module")
-def ray_session():
+def ray_session(local_ray):
+    """The local Ray (conftest.py), torch on one thread while the module's PPO trains."""
+    threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
+    yield local_ray
+    torch.set_num_threads(threads)
 
 
 def load_example():

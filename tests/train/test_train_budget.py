@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from allfours.agents.checkpoint import atomic_save, load_checkpoint, remove_stale_temps
+from allfours.agents.network.checkpoint import atomic_save, load_checkpoint, remove_stale_temps
 from allfours.cli.train import main
 from allfours.train.config import load_config
 from allfours.train.trainer import Trainer

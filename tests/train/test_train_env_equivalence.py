@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from allfours.agents.network import PolicyNet
-from allfours.agents.symmetry import canonicalize, to_env_actions
+from allfours.agents.network.symmetry import canonicalize, to_env_actions
 from allfours.train.rollout import ScalarCollector
 from allfours_env import env as make_env
 from allfours_env.observation import OBS_SIZE
@@ -36,7 +36,7 @@ def test_collector_games_replay_identically_in_env(preset, options):
                 agent = e.agent_selection
                 obs = e.observe(agent)
                 row = c.C + step * B + g
-                # the collector stores suit-canonical rows (allfours.agents.symmetry): compare in that form
+                # the collector stores suit-canonical rows (allfours.agents.network.symmetry): compare in that form
                 o, m = obs["observation"][None].copy(), obs["action_mask"][None].astype(bool)
                 key = canonicalize(o, m)
                 assert np.array_equal(o[0], c.obs[row]), (g, k, step)

@@ -5,7 +5,7 @@ import shlex
 
 import pytest
 
-from allfours.agents import evaluation as ev
+from allfours.agents.evaluation import matches
 from allfours.agents.network import PolicyNet
 from allfours.cli.eval import main as eval_main
 from allfours.cli.train import main as train_main
@@ -19,9 +19,9 @@ TINY = ["num_envs=16", "rollout_steps=8", "hidden=[32,32]", "minibatch_size=64",
 
 
 def _record(monkeypatch) -> list:
-    """Every match ``agents.evaluation`` plays, as (rules, first deal, agent seed, agent classes by seat)."""
+    """Every match ``allfours.agents.evaluation`` plays, as (rules, first deal, agent seed, agent classes by seat)."""
     played = []
-    real = ev.play_match
+    real = matches.play_match
 
     def play_match(agents, preset, seed, agent_seed=None, options=None):
         state = GameState.new(make_rules(preset, **(options or {})), seed=seed)
@@ -29,7 +29,7 @@ def _record(monkeypatch) -> list:
                        tuple(type(a).__name__ for a in agents)))
         return real(agents, preset, seed, agent_seed, options)
 
-    monkeypatch.setattr(ev, "play_match", play_match)
+    monkeypatch.setattr(matches, "play_match", play_match)
     return played
 
 
@@ -125,3 +125,26 @@ def test_the_collector_refuses_a_bad_scripted_opponent():
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         ScalarCollector(make_rules("seven_up"), net, num_envs=2, rollout_steps=2, shares=(0.5, 0, 0.5),
                         scripted_specs=["random", "nope"])
+
+
+def test_a_config_is_validated_once_per_set_of_values(monkeypatch, tmp_path):
+    """``load_config`` validates (building every agent the config names); the trainer does not validate the
+    same values again, but does once they change."""
+    from allfours.train import config as config_module
+
+    built = []
+    real = config_module.make_agent
+    monkeypatch.setattr(config_module, "make_agent", lambda spec, **kw: built.append(spec) or real(spec, **kw))
+    cfg = load_config("smoke", ["eval_matches=4"])
+    first = len(built)
+    assert first >= 1 and cfg.is_validated()
+    Trainer(cfg, tmp_path / "run")
+    assert len(built) == first  # the trainer's validate() was a no-op
+    cfg.eval_opponents = ["random"]
+    cfg.best_metric = "random"
+    assert not cfg.is_validated()
+    cfg.validate()
+    assert len(built) > first
+    cfg.lr = 5.0
+    with pytest.raises(ValueError, match="lr must be in"):
+        cfg.validate()

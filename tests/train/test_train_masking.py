@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allfours.agents.network import MASK_VALUE, TIE_TOLERANCE, PolicyNet, masked_stats
-from allfours.agents.neural import NeuralAgent
+from allfours.agents.players.neural import NeuralAgent
 from allfours.train.rollout import ScalarCollector
 from allfours_env import GameState
 from allfours_env.observation import OBS_SIZE

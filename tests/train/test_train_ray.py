@@ -10,7 +10,7 @@ import pytest
 
 from allfours.agents.evaluation import evaluate_agent
 from allfours.agents.network import PolicyNet
-from allfours.agents.neural import NeuralAgent
+from allfours.agents.players.neural import NeuralAgent
 from allfours.train.config import load_config
 from allfours.train.rollout import CollectParams
 from allfours.train.trainer import Trainer
@@ -26,15 +26,6 @@ needs_ray = pytest.mark.skipif(ray is None, reason="Ray not installed: pip insta
 SMALL = ["num_envs=64", "rollout_steps=32", "hidden=[64,64]", "minibatch_size=512", "eval_every_minutes=0",
          "progress_bar=false", "opp_scripted=0.5", "opp_snapshot=0", "opp_latest=0.5", "scripted_opponents=[random]",
          "max_minutes=0", "lr=0.002", "lr_final=0.002", "seed=5", "checkpoint_every_minutes=0"]
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    if ray.is_initialized():
-        ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
 
 
 def _win_rate_vs_random(trainer) -> float:

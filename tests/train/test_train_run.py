@@ -12,9 +12,9 @@ import pytest
 import torch
 
 import allfours.agents as allfours_agents
-from allfours.agents import neural
-from allfours.agents.checkpoint import CheckpointError, checkpoints_dir, load_checkpoint
-from allfours.agents.neural import load_agent, load_bot
+from allfours.agents.network.checkpoint import CheckpointError, checkpoints_dir, load_checkpoint
+from allfours.agents.players import neural
+from allfours.agents.players.neural import load_agent, load_bot
 from allfours.cli.train import main
 from allfours.train.config import load_config
 from allfours.train.trainer import Trainer
@@ -94,7 +94,7 @@ def test_missing_bot_says_how_to_make_it(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in checkpoints_dir().glob("*.pt")))
 def test_every_shipped_bot_loads_plays_legally_and_is_small(name):
-    from allfours.agents.bots import BOTS
+    from allfours.agents.spec.bots import BOTS
 
     path = checkpoints_dir() / f"{name}.pt"
     assert name in BOTS and path.stat().st_size < 5e6

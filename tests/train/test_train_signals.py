@@ -12,12 +12,13 @@ from pathlib import Path
 import torch
 from helpers import CommandRun
 
-from allfours.agents.checkpoint import load_checkpoint
+from allfours.agents.network.checkpoint import load_checkpoint
 from allfours.cli.train import main
 from allfours.train.config import load_config
-from allfours.train.trainer import SLOW_SAVE_ENV, RunStop, Trainer
+from allfours.train.trainer import RunStop, Trainer
 
 REPO = Path(__file__).resolve().parents[2]
+SLOW_SAVE = Path(__file__).with_name("slow_save.py")  # `allfours` whose saves after a stop signal are slow
 TINY = ["num_envs=16", "rollout_steps=8", "hidden=[32,32]", "minibatch_size=64", "eval_matches=4",
         "eval_opponents=[random]", "best_metric=random", "search_eval_every=0", "snapshot_every=1",
         "scripted_opponents=[random]", "opp_scripted=0.2", "opp_snapshot=0.3", "opp_latest=0.5"]
@@ -28,12 +29,14 @@ STOPPED = re.compile(r"stopped by (SIG[A-Z]+) after ([\d,]+) decisions, (\d+) up
 
 class Run(CommandRun):
     """``allfours train`` in its own session (a terminal's process group), the default process collector;
-    the evaluation is due only after 10 minutes, so none happens."""
+    the evaluation is due only after 10 minutes, so none happens. ``slow_save``: seconds every save waits
+    once a stop signal has come (tests/train/slow_save.py)."""
 
-    def __init__(self, tmp_path, *extra, env=None):
-        cmd = [sys.executable, "-m", "allfours", "train", "--config", "smoke", *TINY, f"runs_dir={tmp_path}",
-               "run_name=r", "max_minutes=10", "eval_every_minutes=10", "checkpoint_every_updates=2", *extra]
-        super().__init__(cmd, tmp_path / "r", REPO, env, name="training")
+    def __init__(self, tmp_path, *extra, slow_save: float = 0):
+        command = [sys.executable, str(SLOW_SAVE), str(slow_save)] if slow_save else [sys.executable, "-m", "allfours"]
+        cmd = [*command, "train", "--config", "smoke", *TINY, f"runs_dir={tmp_path}", "run_name=r", "max_minutes=10",
+               "eval_every_minutes=10", "checkpoint_every_updates=2", *extra]
+        super().__init__(cmd, tmp_path / "r", REPO, name="training")
 
 
 def _check_stopped(run: Run, rc: int, out: str, err: str, sig: str) -> tuple[dict, re.Match]:
@@ -90,7 +93,7 @@ def test_two_quick_ctrl_c_at_a_terminal_save_once(tmp_path):
 
 
 def test_a_signal_during_the_save_waits_for_it(tmp_path):
-    run = Run(tmp_path, "progress_bar=false", env={SLOW_SAVE_ENV: "3"})  # the stop's save takes 3 s more
+    run = Run(tmp_path, "progress_bar=false", slow_save=3)  # the stop's save takes 3 s more
     run.wait_training()
     run.signal(signal.SIGTERM)
     run.wait_for(lambda: any("stopping (SIGTERM): saving" in line for line in run.err), "stopping notice")

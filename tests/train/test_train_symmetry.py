@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from allfours.agents.symmetry import SRC_ACT, canonicalize, to_canonical_actions, to_env_actions
+from allfours.agents.network.symmetry import SRC_ACT, canonicalize, to_canonical_actions, to_env_actions
 from allfours_env import OBS_SIZE as OBS_SIZE_
 from allfours_env import GameState, card_code, encode
 from allfours_env.cards import BEG, GIVE_ONE, RUN_PACK, STAND
@@ -78,7 +78,7 @@ def test_network_relabels_raw_observations_itself():
     import torch
 
     from allfours.agents.network import PolicyNet
-    from allfours.agents.symmetry import DST_ACT
+    from allfours.agents.network.symmetry import DST_ACT
     from allfours_env.observation import OBS_SIZE, PRIV_SIZE, encode_batch, privileged_batch
 
     rng = random.Random(0)
@@ -109,7 +109,7 @@ def test_network_relabels_raw_observations_itself():
 
 
 def test_symmetry_tables_keep_the_key_suit():
-    from allfours.agents.symmetry import NO_KEY, SYM_ACT, SYM_DST
+    from allfours.agents.network.symmetry import NO_KEY, SYM_ACT, SYM_DST
     for key in range(5):
         rows = {tuple(r) for r in SYM_ACT[key]}
         assert len(rows) == (24 if key == NO_KEY else 6)
@@ -122,7 +122,7 @@ def test_symmetry_tables_keep_the_key_suit():
 
 def test_a_keyed_rows_first_relabellings_are_its_distinct_ones():
     """``averaged`` runs a keyed row's first ``SYM_DISTINCT`` views only: they must be all of them."""
-    from allfours.agents.symmetry import NO_KEY, SYM_ACT, SYM_DISTINCT
+    from allfours.agents.network.symmetry import NO_KEY, SYM_ACT, SYM_DISTINCT
     for key in range(NO_KEY):
         first = {tuple(r) for r in SYM_ACT[key, :SYM_DISTINCT]}
         assert len(first) == SYM_DISTINCT == len({tuple(r) for r in SYM_ACT[key]})
@@ -135,7 +135,7 @@ def test_averaged_with_distinct_views_equals_the_static_24_view_average(preset):
     import torch
 
     from allfours.agents.network import PolicyNet
-    from allfours.agents.symmetry import NO_KEY, key_suits
+    from allfours.agents.network.symmetry import NO_KEY, key_suits
 
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE_, 57, [48, 48]).eval()
@@ -222,7 +222,7 @@ def test_averaged_policy_is_the_same_whatever_the_suits_are_called(preset, seed,
 
 
 def test_jitter_code_zero_is_the_plain_canonical_relabelling():
-    from allfours.agents.symmetry import DST_ACT, JIT_ACT, JIT_DST, JIT_OBS, JIT_PRIV, SRC_OBS, SRC_PRIV
+    from allfours.agents.network.symmetry import DST_ACT, JIT_ACT, JIT_DST, JIT_OBS, JIT_PRIV, SRC_OBS, SRC_PRIV
     from allfours.train.config import TrainConfig
 
     for k in range(5):

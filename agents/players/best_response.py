@@ -1,0 +1,282 @@
+"""``br``: a local best response (LBR, Lisy and Bowling 2017) to a deterministic target.
+
+The target is a player whose policy is known and fixed (``heuristic``, a shipped bot or a checkpoint
+played greedily). At each of its decisions with a choice the responder:
+
+1. draws ``worlds`` worlds consistent with what its seat has seen and with every move the target made
+   this hand (``allfours.agents.players.consistent.ConsistentWorlds``: the target's policy replayed on candidate deals,
+   at most ``candidates`` drawn);
+2. values every legal action in each world: the action, then the rest of the hand with the target's
+   exact policy for the target's seats and a fixed policy for its own later moves, the
+   ``continuation`` (``target``: the target's policy from the responder's seat, the default; or
+   ``heuristic``). With ``depth=2`` its next decision with a choice is searched too: in each group of
+   worlds it cannot tell apart there (same public moves, same hand), the action of the highest total
+   over the group (the continuation's move among equals), then the continuation;
+3. plays the action of the highest total equity over the worlds; among equals the target's own move
+   from its seat where that is one of them (a deviation must gain something), else the lowest action
+   id. The values are integers, summed: no choice hangs on float rounding.
+
+No strategy fusion: every later move of the responder is a function of its information set (the
+continuation policy, or one argmax per group of indistinguishable worlds), never of the hidden cards
+of one world. A world is valued by match equity for the responder's side (``agents/players/equity.py``, -1000 to
+1000: its chance of winning the match from the scores the hand ends at; ``value=points``, and where no
+table applies: its side's hand points minus the other's, and ``WIN_BONUS`` for a match won), and by
+points (the margin) for the report. The responder is a legitimate player (it reads only
+its seat's information and the target's known policy), so its results against the target are a lower
+bound on the target's exploitability, whatever the quality of its worlds.
+
+Each decision is logged (``record()``: its type, the action chosen, the target policy's action from
+the same seat, both valued in the same worlds, the worlds found and the time) for the report of
+``allfours.agents.exploitability.search_probe``; the log restarts when the agent is reseeded (at each match).
+
+Spec: ``br:target=<spec>,worlds=32,candidates=2048,continuation=target,depth=1,value=match,seed=...``; two-player
+games only (``seven_up``, ``traditional`` with 2 players).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from allfours_env import GameState, make_rules
+from allfours_env.engine import GIVE_OR_RUN, STAND_OR_BEG
+
+from ..base import Agent
+from .consistent import DEFAULT_CANDIDATES, ConsistentWorlds, TargetPolicy
+from .equity import MatchEquity, equity_for_rules
+from .heuristic import HeuristicAgent
+from .solver import final_value
+
+DEFAULT_WORLDS = 32
+CONTINUATIONS = ("target", "heuristic")
+PRESETS = "seven_up, or traditional with 2 players"
+
+
+def decision_type(state: GameState) -> str:
+    """``stand/beg``, ``give/run``, ``first lead`` (the hand's first card) or ``trick k`` (any other play)."""
+    if state.phase == STAND_OR_BEG:
+        return "stand/beg"
+    if state.phase == GIVE_OR_RUN:
+        return "give/run"
+    if not state.tricks and not state.trick:
+        return "first lead"
+    return f"trick {len(state.tricks) + 1}"
+
+
+def check_game(players: int | None, preset: str | None = None) -> None:
+    """ValueError unless the game has two players (one seat a side)."""
+    if players is not None and players != 2:
+        raise ValueError(f"br plays two-player games ({PRESETS}); this game{f' ({preset})' if preset else ''} "
+                         f"has {players} players")
+
+
+class BestResponseAgent(Agent):
+    """LBR against ``target`` (see module doc); ``target`` is the agent object, ``target_label`` its spec."""
+
+    name = "br"
+
+    def __init__(self, target: Agent, worlds: int = DEFAULT_WORLDS, candidates: int = DEFAULT_CANDIDATES,
+                 continuation: str = "target", depth: int = 1, value: str = "match", seed: int | None = None, *,
+                 target_label: str | None = None, preset: str | None = None, players: int | None = None):
+        super().__init__(seed)
+        if not isinstance(target, Agent):
+            raise ValueError(f"br target must be an agent, got {target!r}")
+        if not isinstance(worlds, int) or isinstance(worlds, bool) or worlds < 1:
+            raise ValueError(f"br worlds must be a positive int (consistent worlds valued per move), got {worlds!r}")
+        if continuation not in CONTINUATIONS:
+            raise ValueError(f"br continuation must be target (the target's policy plays the responder's later moves) "
+                             f"or heuristic, got {continuation!r}")
+        if value not in ("match", "points"):
+            raise ValueError(f"br value must be match (match equity) or points (the hand's points margin), "
+                             f"got {value!r}")
+        if depth not in (1, 2):
+            raise ValueError(f"br depth must be 1 (LBR: one move searched) or 2 (its next decision too), got {depth!r}")
+        self.target = TargetPolicy(target, target_label)
+        self.sampler = ConsistentWorlds(self.target, candidates)
+        self.worlds, self.depth, self.continuation, self.value = worlds, depth, continuation, value
+        self.own = self.target if continuation == "target" else TargetPolicy(HeuristicAgent(), "heuristic")
+        if preset is not None:
+            self._check(preset, players)
+        self._log: list[dict] = []
+        self._game: GameState | None = None
+        self._seat = 0
+
+    def _check(self, preset: str, players: int | None) -> None:
+        if players is None:
+            players = make_rules(preset).players
+        check_game(players, preset)
+        if self.value == "match":
+            try:
+                equity_for_rules(make_rules(preset, players=players))
+            except ValueError as e:
+                raise ValueError(f"br value=match: {e}; or give value=points") from None
+        trained = self.target.preset
+        if trained is not None and trained != preset:
+            raise ValueError(f"br target {self.target.label!r} is a network for {trained}; this game is {preset}")
+
+    def seed(self, seed: int | None) -> None:
+        super().seed(seed)
+        self._log, self._game = [], None
+
+    # ------------------------------------------------------------------ playing
+    def act(self, state: GameState, seat: int) -> int:
+        self._game, self._seat = state, seat
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        if state.n != 2:
+            check_game(state.n, state.rules.preset)
+        if self.target.preset not in (None, state.rules.preset):
+            self._check(state.rules.preset, state.n)
+        start = time.perf_counter()
+        rng = random.Random(self.rng.getrandbits(64))
+        worlds, stats = self.sampler.sample(state, seat, rng, self.worlds)
+        values = self.action_values(state, seat, legal, worlds)
+        best = max(v[0] for v in values.values())
+        base = self.target.agent.act(state, seat)  # the target's own move from this seat
+        action = base if values[base][0] == best else min(a for a, v in values.items() if v[0] == best)
+        n = len(worlds)
+        self._log.append({"type": decision_type(state), "action": action, "target_action": base,
+                          "equity_gain": (values[action][0] - values[base][0]) / n,
+                          "points_gain": (values[action][1] - values[base][1]) / n,
+                          "worlds": n, **stats, "seconds": time.perf_counter() - start})
+        return action
+
+    def action_values(self, state: GameState, seat: int, legal: list[int], worlds: list[GameState]
+                      ) -> dict[int, tuple[int, int]]:
+        """Per legal action, (value, points margin) summed over ``worlds`` (module doc)."""
+        eq = equity_for_rules(state.rules) if self.value == "match" else None
+        hand_no = state.hand_no
+        games = []
+        for w in worlds:
+            for a in legal:
+                g = w.clone()
+                g.apply(a)
+                games.append(g)
+        if self.depth == 2:
+            self._choose_next(games, seat, hand_no, eq)
+        self._play_out(games, seat, hand_no)
+        vals = [_values(g, seat, hand_no, eq) for g in games]
+        k = len(legal)
+        return {a: (sum(vals[j][0] for j in range(i, len(vals), k)), sum(vals[j][1] for j in range(i, len(vals), k)))
+                for i, a in enumerate(legal)}
+
+    def _choose_next(self, games: list[GameState], seat: int, hand_no: int, eq: MatchEquity | None) -> None:
+        """Depth 2: move each game on to the responder's next decision with a choice, then play there, in
+        every group of games it cannot tell apart, the action of the highest total value over the group
+        (every group's tries played out in one batch)."""
+        groups: dict[tuple, list[GameState]] = {}
+        for g in self._advance(games, seat, hand_no):
+            groups.setdefault(info_key(g, seat), []).append(g)
+        tries, index = [], []
+        for key, group in groups.items():
+            legal = group[0].legal_actions()
+            for g in group:
+                for b in legal:
+                    h = g.clone()
+                    h.apply(b)
+                    tries.append(h)
+                    index.append((key, b))
+        self._play_out(tries, seat, hand_no)
+        totals: dict[tuple, dict[int, int]] = {}
+        for (key, b), h in zip(index, tries):
+            t = totals.setdefault(key, {})
+            t[b] = t.get(b, 0) + _values(h, seat, hand_no, eq)[0]
+        keys = list(groups)
+        own = self.own.actions([groups[k][0] for k in keys])  # the continuation's move, one for each group
+        for key, mine in zip(keys, own):
+            t = totals[key]
+            best = max(t.values())
+            b = mine if t[mine] == best else min(a for a, v in t.items() if v == best)
+            for g in groups[key]:
+                g.apply(b)
+
+    def _advance(self, games: list[GameState], seat: int, hand_no: int) -> list[GameState]:
+        """Play each game on until the responder has a choice (its forced moves made) or the hand ends; the
+        games waiting on the responder's choice."""
+        waiting = []
+        live = [g for g in games if not g.done and g.hand_no == hand_no]
+        while live:
+            theirs = [g for g in live if g.current != seat]
+            for g, a in zip(theirs, self.target.actions(theirs)):
+                g.apply(a)
+            for g in live:
+                if g.current == seat and not g.done and g.hand_no == hand_no:
+                    legal = g.legal_mask()
+                    if legal.bit_count() == 1:
+                        g.apply(legal.bit_length() - 1)
+            nxt = []
+            for g in live:
+                if g.done or g.hand_no != hand_no:
+                    continue
+                (waiting if g.current == seat else nxt).append(g)
+            live = nxt
+        return waiting
+
+    def _play_out(self, games: list[GameState], seat: int, hand_no: int) -> None:
+        """Play every game to the end of its hand in step: the target for the other seat, the continuation
+        for the responder's (one batch when both are the target's network)."""
+        live = [g for g in games if not g.done and g.hand_no == hand_no]
+        while live:
+            if self.own is self.target:
+                for g, a in zip(live, self.target.actions(live)):
+                    g.apply(a)
+            else:
+                mine = [g for g in live if g.current == seat]
+                theirs = [g for g in live if g.current != seat]
+                for g, a in zip(mine, self.own.actions(mine)):
+                    g.apply(a)
+                for g, a in zip(theirs, self.target.actions(theirs)):
+                    g.apply(a)
+            live = [g for g in live if not g.done and g.hand_no == hand_no]
+
+    # ------------------------------------------------------------------ the record
+    def record(self) -> dict:
+        """This match so far (since the last ``seed``): ``decisions`` (the log, module doc) and ``hands``, per
+        finished hand of the game it last moved in, the responder side's change in match equity and its
+        points margin (``hand_record``)."""
+        hands = [] if self._game is None else hand_record(self._game, self._game.side(self._seat))
+        return {"decisions": list(self._log), "hands": hands}
+
+
+def info_key(g: GameState, seat: int) -> tuple:
+    """What ``seat`` knows in a two-player game: the moves of the hand (all public), its hand, the turn-ups."""
+    return tuple(g.history), g.hands[seat], tuple(g.turnups)
+
+
+def _values(g: GameState, seat: int, hand_no: int, eq: MatchEquity | None) -> tuple[int, int]:
+    """(equity, or points with ``WIN_BONUS`` without an equity table; points margin) of a played-out game."""
+    value = final_value(g, seat, hand_no, eq)
+    if len(g.hand_results) <= hand_no:
+        return value, 0
+    pts = g.hand_results[hand_no]["points"]
+    my = g.side(seat)
+    return value, pts[my] - pts[1 - my]
+
+
+def hand_record(game: GameState, side: int) -> list[tuple[int, int]]:
+    """Per finished hand of a two-side ``game``: (change in ``side``'s match equity, scaled -1000 to 1000
+    (0 without an equity table), ``side``'s points minus the other's). The hands' dealers are counted
+    back from the last (the deal passes one seat a hand)."""
+    results = game.hand_results
+    try:
+        eq = equity_for_rules(game.rules)
+    except ValueError:  # no table for this game (a mini preset): points only
+        eq = None
+    scores = [sc - sum(r["points"][s] for r in results) for s, sc in enumerate(game.scores)]
+    last = len(results) - 1
+    out = []
+    for h, r in enumerate(results):
+        dealer = (game.dealer - (last - h)) % game.n
+        before = _equity(eq, scores, side, game.side(dealer) == side)
+        scores = [sc + p for sc, p in zip(scores, r["points"])]
+        if h == last and game.done:
+            after = (eq.SCALE if game.winner == side else -eq.SCALE) if eq is not None else 0
+        else:
+            after = _equity(eq, scores, side, game.side((dealer + 1) % game.n) == side)
+        out.append((after - before, r["points"][side] - r["points"][1 - side]))
+    return out
+
+
+def _equity(eq: MatchEquity | None, scores: list[int], side: int, my_deal: bool) -> int:
+    return 0 if eq is None else eq.value(scores[side], scores[1 - side], my_deal)

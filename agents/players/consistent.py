@@ -1,0 +1,182 @@
+"""A deterministic player's moves, asked for many games at once, and the worlds consistent with them.
+
+A best response to a known policy (``allfours.agents.players.best_response``) knows what its target would play in
+every information set, so the deals the target may hold are exactly those in which it would have
+played every move it made this hand:
+
+* ``TargetPolicy`` asks a deterministic agent for its move in many games at once: a network (a
+  ``NeuralAgent`` played greedily, suit-averaged or raw as the agent plays) in one forward pass
+  over all the games; any other deterministic agent (``heuristic``) game by game.
+* ``ConsistentWorlds`` draws candidate worlds as ``search`` does (``allfours_env.sampling.resample``:
+  everything the responder's seat has seen, voids included), replays the hand from its deal
+  (``allfours.agents.players.worlds.hand_start``) in lockstep over all candidates, asks the target at each of its
+  past decisions with a choice what it would have played there, and keeps the worlds where it
+  plays what it did. That is rejection sampling: the kept worlds are draws from the deals the
+  responder cannot tell apart, conditioned on the target's policy (with two players ``resample``
+  deals the hidden cards uniformly, so the kept worlds are uniform over the consistent deals).
+
+A network's batched logits may differ from one game's by rounding (8e-6 at most on the bots'
+positions: ``allfours.agents.network.TIE_TOLERANCE``), so a world is kept when the move made is within
+``TIE_TOLERANCE + BATCH_SLACK`` of the best legal logit there: never is the real deal refused for
+rounding, at the price of keeping a few near-ties the single-game argmax would break the other way.
+
+Not filtered (the candidates kept as drawn, and said so in the stats): a hand after a redeal (the
+replayed deal cannot hold the earlier deal's kicks; rare with two players), and a decision at which
+none of the candidates is consistent (the best response is a lower bound whatever worlds it values).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import torch
+
+from allfours_env import GameState
+from allfours_env.cards import mask_of
+from allfours_env.observation import encode_batch, masks_batch
+from allfours_env.sampling import resample
+
+from ..base import Agent
+from ..network import TIE_TOLERANCE, greedy_actions
+from .heuristic import HeuristicAgent
+from .neural import NeuralAgent
+from .worlds import hand_start
+
+DEFAULT_CANDIDATES = 2048
+BATCH_SLACK = 1e-4  # logits: more than ten times the batching difference measured on the bots
+CHUNK = 256  # most candidates replayed together (one forward pass a past decision), drawn as the share kept asks
+
+
+def determinism_problem(agent: Agent) -> str | None:
+    """Why ``agent`` is not a fixed function of its information set (None: it is): a network played
+    greedily, the heuristic, or an agent that says so (``deterministic = True``)."""
+    if isinstance(agent, NeuralAgent):
+        return None if agent.greedy else "samples its moves from its policy (give a network played greedily)"
+    if isinstance(agent, HeuristicAgent) or getattr(agent, "deterministic", False) is True:
+        return None
+    if agent.name == "random":
+        return "draws its moves at random"
+    return "is not a fixed policy (its moves depend on its own random draws or a search)"
+
+
+class TargetPolicy:
+    """The moves of a deterministic ``agent`` for the seat to move in each of many games."""
+
+    def __init__(self, agent: Agent, label: str | None = None):
+        self.label = label or agent.name
+        problem = determinism_problem(agent)
+        if problem is not None:
+            raise ValueError(f"target {self.label!r} {problem}: a best response needs a deterministic target "
+                             "(heuristic, bot:<name> or a checkpoint, played greedily)")
+        self.agent = agent
+        self.net = agent.net if isinstance(agent, NeuralAgent) else None
+        self.symmetrize = bool(getattr(agent, "symmetrize", False))
+        self.preset = getattr(agent, "preset", None)
+        self._buf = np.zeros((CHUNK, self.net.obs_size), np.float32) if self.net is not None else None
+
+    def _logits(self, games: list[GameState]) -> tuple[torch.Tensor, torch.Tensor]:
+        b = len(games)
+        if b > len(self._buf):
+            self._buf = np.zeros((2 * b, self._buf.shape[1]), np.float32)
+        obs = torch.from_numpy(encode_batch(games, [g.current for g in games], self._buf)[:b])
+        mask = torch.from_numpy(masks_batch([g.legal_mask() for g in games]))
+        with torch.inference_mode():
+            logits = self.net.averaged(obs, mask) if self.symmetrize else self.net(obs, mask, value=False)[0]
+        return logits.float().masked_fill(~mask, -torch.inf), mask
+
+    def actions(self, games: list[GameState]) -> list[int]:
+        """The move of the seat to move in each game."""
+        if not games:
+            return []
+        if self.net is None:
+            return [self.agent.act(g, g.current) for g in games]
+        return greedy_actions(*self._logits(games)).tolist()
+
+    def plays(self, games: list[GameState], action: int) -> list[bool]:
+        """Whether the seat to move in each game would play ``action`` (legal in each)."""
+        if not games:
+            return []
+        if self.net is None:
+            return [self.agent.act(g, g.current) == action for g in games]
+        logits, _ = self._logits(games)
+        best = logits.max(dim=1).values
+        return (logits[:, action] >= best - (TIE_TOLERANCE + BATCH_SLACK)).tolist()
+
+
+class ConsistentWorlds:
+    """Worlds the responder's seat cannot tell from the real one in which ``target`` played every seat
+    of the other side as it did (see module doc); at most ``candidates`` drawn a decision."""
+
+    def __init__(self, target: TargetPolicy, candidates: int = DEFAULT_CANDIDATES):
+        if not isinstance(candidates, int) or isinstance(candidates, bool) or candidates < 1:
+            raise ValueError(f"candidates must be a positive int (worlds drawn per decision), got {candidates!r}")
+        self.target, self.candidates = target, candidates
+
+    def sample(self, state: GameState, seat: int, rng: random.Random, n: int) -> tuple[list[GameState], dict]:
+        """Up to ``n`` consistent worlds (fewer where ``candidates`` draws find fewer) and the stats
+        ``{"drawn", "kept", "filtered"}``; ``filtered`` False: the worlds were not checked (module doc)."""
+        if state.redeals:
+            return [resample(state, seat, rng) for _ in range(n)], {"drawn": n, "kept": n, "filtered": False}
+        kept: list[GameState] = []
+        first: list[GameState] = []
+        drawn = 0
+        while len(kept) < n and drawn < self.candidates:
+            need = n - len(kept)
+            rate = (len(kept) + 1) / (drawn + 2)  # the share kept so far, kept off 0 (Laplace)
+            size = min(CHUNK, self.candidates - drawn, max(need, math.ceil(1.25 * need / rate)))
+            batch = [resample(state, seat, rng) for _ in range(size)]
+            drawn += len(batch)
+            if not first:
+                first = batch[:n]
+            kept += [w for w, ok in zip(batch, self.consistent(state, seat, batch)) if ok]
+        if not kept:
+            return first, {"drawn": drawn, "kept": 0, "filtered": False}
+        return kept[:n], {"drawn": drawn, "kept": min(len(kept), n), "filtered": True}
+
+    def consistent(self, state: GameState, seat: int, worlds: list[GameState]) -> list[bool]:
+        """Per world: would the target, on the other side from ``seat``, have made every move it made this
+        hand? Each world's hand is replayed from its deal, all worlds in step."""
+        side = state.side(seat)
+        games = starts(state, seat, worlds)
+        for s, a in state.history:
+            asked = []
+            for i, g in enumerate(games):
+                if g is None:
+                    continue
+                m = g.legal_mask()
+                if g.current != s or not m >> a & 1:  # the world contradicts the move
+                    games[i] = None
+                elif state.side(s) != side and m.bit_count() > 1:
+                    asked.append(i)
+            if asked:
+                for i, ok in zip(asked, self.target.plays([games[i] for i in asked], a)):
+                    if not ok:
+                        games[i] = None
+            for g in games:
+                if g is not None:
+                    g.apply(a)
+        return [g is not None for g in games]
+
+
+def starts(state: GameState, seat: int, worlds: list[GameState]) -> list[GameState | None]:
+    """Each world as it was dealt (``hand_start``; None where it cannot be). The real deal's start is made
+    once and each world's start is it with the world's hidden cards (``with_hands``): the same state as
+    ``hand_start(world)``, without reading a deal's card codes per world."""
+    try:
+        base = hand_start(state)
+    except ValueError:
+        base = None
+    out: list[GameState | None] = []
+    for w in worlds:
+        if base is None:
+            try:
+                out.append(hand_start(w))
+            except ValueError:
+                out.append(None)
+            continue
+        batches = w.stock_batches()
+        hands = {s: w.dealt[s] & ~mask_of(batches[s]) for s in range(w.n) if s != seat}
+        out.append(base.with_hands(hands, list(w.stock), w.seed))
+    return out

@@ -1,0 +1,123 @@
+"""Agents by spec, as used on the command line (the grammar: ``allfours.agents.spec``, docs/agents.md).
+
+    make_agent("random")                      # uniform over the legal actions
+    make_agent("heuristic")                   # the rule-based pub player
+    make_agent("search")                      # determinized search, default budget
+    make_agent("search:worlds=64")            # more sampled worlds per move
+    make_agent("search:worlds=200,time=1")    # ... but at most about a second a move
+    make_agent("checkpoints/yorkshire.pt")    # a trained network (players.neural.load_agent; a run folder too)
+    make_agent("bot:yorkshire")               # a shipped bot (players.neural.load_bot): yorkshire, traditional,
+                                              # traditional_2p, seven_up
+    make_agent("bot:yorkshire:sym=0")         # ... its raw network, without averaging over suit relabellings
+    make_agent("search:playout=bot:yorkshire")  # search whose playouts play that network for its side
+    make_agent("guided")                      # search guided by the preset's shipped bot (players.guided)
+    make_agent("guided:bot=yorkshire,worlds=64")  # ... by a named bot or checkpoint, more worlds
+    make_agent("experimental:nested:24x8")    # a research player of allfours.agents.lab.experimental (not stable API)
+    make_agent("ismcts:simulations=100")      # OpenSpiel's ISMCTS (players.ismcts; the extra allfours[openspiel])
+    make_agent("br:target=bot:seven_up", preset="seven_up")  # a best response to a deterministic player
+
+``make_agent`` takes the text or an ``allfours.agents.spec.AgentSpec`` parsed once at the boundary (the
+same value a worker process gets). Unknown names or parameters raise a ``ValueError`` that lists
+the valid ones. The registry builds a search's parts from the spec: ``playout=bot:<name>`` (or a
+checkpoint path) becomes an ``allfours.agents.players.playout.NetworkPlayout`` given to ``SearchAgent``.
+
+Two kinds of player are loaded only when one is built, by module name: ``ismcts`` (OpenSpiel is an
+optional extra) and ``experimental:<name>`` (research players; no stable module imports them).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..adapters.sb3_agent import SB3Agent
+from ..base import Agent
+from ..players.best_response import BestResponseAgent
+from ..players.guided import GuidedAgent
+from ..players.heuristic import HeuristicAgent
+from ..players.neural import load_network
+from ..players.playout import NetworkPlayout
+from ..players.random_agent import RandomAgent
+from ..players.search import SearchAgent
+from .grammar import EXPERIMENTAL, OPTIONS, AgentSpec, check_seats, expect_spec
+
+
+def _ismcts(**params) -> Agent:
+    """``allfours.agents.players.ismcts.ISMCTSAgent``, imported only when asked for: OpenSpiel is an optional extra."""
+    try:
+        module = importlib.import_module("allfours.agents.players.ismcts")
+    except ImportError as e:
+        raise ValueError(f"agent 'ismcts' needs OpenSpiel ({e}): pip install 'allfours[openspiel]'") from None
+    return module.ISMCTSAgent(**params)
+
+
+def _experimental(name: str):
+    """The builder of ``experimental:<name>`` (``allfours.agents.lab.experimental.EXPERIMENTS``), imported only when
+    asked for."""
+    return importlib.import_module("allfours.agents.lab.experimental").EXPERIMENTS[name][0]
+
+
+# name -> (factory, help); the options each takes are allfours.agents.spec.OPTIONS
+AGENTS = {
+    "random": (RandomAgent, "uniform over the legal actions"),
+    "heuristic": (HeuristicAgent, "rule-based pub player"),
+    "search": (SearchAgent, "determinized search (worlds per move, time cap in s, exact-solve threshold in cards, "
+               "bid: 1 searched or 0 heuristic trump decisions, value: match or points, playout: heuristic, or "
+               "bot:<name> / a checkpoint, seats: side (default) or all, whom a network playout plays)"),
+    "guided": (GuidedAgent, "search guided by a network (bot: shipped bot or checkpoint, default the preset's; worlds "
+               "valued and candidates weighed per move, floor of an action's probability, infer: 1 weighted worlds "
+               "or 0, playout: heuristic, bot:<name> or a checkpoint, default the guiding network; seats: all "
+               "(default) or side, whom the network plays in the playouts)"),
+    "ismcts": (_ismcts, "OpenSpiel's ISMCTS on python_allfours (simulations per move, uct constant, episode: hand or "
+               "match horizon; needs pip install 'allfours[openspiel]')"),
+    "br": (BestResponseAgent, "local best response to a deterministic target (target: heuristic, bot:<name> or a "
+           "checkpoint; consistent worlds valued and candidates drawn per move, continuation: target or heuristic, "
+           "depth: 1 or 2, value: match or points; two-player games)"),
+}
+assert set(AGENTS) == set(OPTIONS), "every agent name of allfours.agents.spec has a factory here"
+
+
+def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: int | None = None,
+               players: int | None = None) -> Agent:
+    """The agent named by ``spec`` (see module doc); ``seed`` seeds its randomness unless the spec does.
+    ``players``: the game's player count, so ``bot:traditional`` picks the 2-player bot for 2 players."""
+    if isinstance(spec, Agent):
+        return spec
+    spec = AgentSpec.parse(spec)
+    if spec.is_network:
+        agent = load_network(spec, players=players, game=preset)
+        if seed is not None:
+            agent.seed(seed)
+        return agent
+    if spec.name == "sb3":  # a MaskablePPO model (agents/adapters/sb3_agent.py)
+        return SB3Agent(spec.target, seed=seed)
+    params = spec.options
+    params.setdefault("seed", seed)
+    if spec.name.startswith(EXPERIMENTAL):
+        return _experimental(spec.name[len(EXPERIMENTAL):])(**params)
+    if spec.name == "guided":
+        return GuidedAgent(**params, preset=preset, players=players)
+    if spec.name == "br":  # the target is built here, as any agent is, and answered by the responder
+        target = params.pop("target", None)
+        if target is None:
+            raise ValueError("agent 'br' needs a target: br:target=heuristic, br:target=bot:<name> or a checkpoint")
+        params["target"] = make_agent(target, preset=preset, players=players)
+        return BestResponseAgent(**params, target_label=target.label, preset=preset, players=players)
+    if spec.name == "search":
+        seats = check_seats(params.pop("seats", "side"), "search")
+        if "playout" in params:
+            params["playout"] = search_playout(params["playout"], players, seats=seats)
+    return AGENTS[spec.name][0](**params)
+
+
+def search_playout(spec: AgentSpec, players: int | None = None, *, seats: str = "side"
+                   ) -> NetworkPlayout | None:
+    """The playout part of ``search:playout=<spec>``: None for the heuristic (the default), else the
+    network of ``bot:<name>`` or a checkpoint path (raw unless ``:sym=1``) for the searching side
+    (``seats="all"``: for every seat)."""
+    expect_spec(spec, "search_playout")
+    if spec.name == "heuristic":
+        return None
+    # the raw network unless the spec asks for ``:sym=1``: averaging costs 6 times as much a move
+    agent = load_network(spec, players=players, symmetrize=False)
+    return NetworkPlayout.from_agent(agent, symmetrize=agent.symmetrize, name=spec.label,
+                                     every_seat=check_seats(seats, "search") == "all")
