@@ -45,7 +45,7 @@ from allfours_env import NUM_ACTIONS, OBS_SIZE, GameState, encode
 from allfours_env.engine import IllegalActionError
 from allfours_env.render import render_rgb, render_text
 from allfours_env.rules import RULE_OPTIONS, Rules, check_seed, make_rules
-from allfours_env.vector import twin_state
+from allfours_env.vector import mix64, twin_state
 
 from ..base import Agent
 from ..spec.registry import make_agent
@@ -88,23 +88,17 @@ def make_role_agent(role: str, spec, rules: Rules, seed: int | None = None) -> A
         raise ValueError(f"{role} {spec!r}: {e}") from None
 
 
-def _mix64(z: np.ndarray) -> np.ndarray:
-    z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
-    return z ^ (z >> U64(31))
-
-
 def match_seats(seeds, matches, players: int) -> np.ndarray:
     """The learning seat of match ``matches[i]`` of seed ``seeds[i]`` where ``seat="random"`` (int64):
     uniform, and a function of the seed and match number alone, as the deals are."""
-    z = _mix64(_mix64(np.atleast_1d(np.asarray(seeds, U64)) ^ U64(0x5EA7)) + np.atleast_1d(np.asarray(matches, U64)))
+    z = mix64(mix64(np.atleast_1d(np.asarray(seeds, U64)) ^ U64(0x5EA7)) + np.atleast_1d(np.asarray(matches, U64)))
     return (z % U64(players)).astype(np.int64)
 
 
 def agent_seed(seed: int, k: int) -> int:
     """Seed of the k-th agent of an env reset with ``seed`` (0: opponent, 1: partner)."""
     key = (seed + (k + 1) * 0x9E3779B97F4A7C15) % (1 << 64)
-    return int(_mix64(np.array([key], U64))[0] >> U64(1))
+    return int(mix64(np.array([key], U64))[0] >> U64(1))
 
 
 def mask_of(legal: int) -> np.ndarray:

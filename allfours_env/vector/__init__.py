@@ -81,8 +81,8 @@ references that the batched twins are tested against (`tests/env/test_vector.py`
 """
 
 from .bits import relabel_cards
-from .deal import twin_state
+from .deal import mix64, twin_state
 from .env import VectorEnv, hand_results
 from .games import points_rewards
 
-__all__ = ["VectorEnv", "hand_results", "points_rewards", "relabel_cards", "twin_state"]
+__all__ = ["VectorEnv", "hand_results", "mix64", "points_rewards", "relabel_cards", "twin_state"]

@@ -21,8 +21,9 @@ _STEPS = (np.arange(1, NUM_CARDS + 1, dtype=U64) * U64(_GOLDEN))
 _FIRST_DEALER = 1 << 40  # deal index of the streams that choose a match's first dealer
 
 
-def _mix64(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser (a bijection of uint64), elementwise."""
+def mix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (a bijection of uint64), elementwise: the dealing streams' mixer, which the
+    Gymnasium envs' seat and agent seeds use too (``allfours.agents.adapters.gym_env``)."""
     z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
     return z ^ (z >> U64(31))
@@ -30,8 +31,8 @@ def _mix64(z: np.ndarray) -> np.ndarray:
 
 def _stream(seeds, matches, deals, count: int) -> np.ndarray:
     """``count`` pseudo-random uint64 per game, a SplitMix64 sequence keyed by (seed, match, deal)."""
-    key = _mix64(_mix64(_mix64(np.asarray(seeds, U64)) + np.asarray(matches, U64)) + np.asarray(deals, U64))
-    return _mix64(key[:, None] + _STEPS[:count])
+    key = mix64(mix64(mix64(np.asarray(seeds, U64)) + np.asarray(matches, U64)) + np.asarray(deals, U64))
+    return mix64(key[:, None] + _STEPS[:count])
 
 
 def deck_orders(seeds, matches, deals, rules: Rules | None = None) -> np.ndarray:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from allfours.agents.network.checkpoint import checkpoints_dir
 from allfours_env import GameState, action_name, card_code, seat_view
-from allfours_env.replay import state_from_request
+from allfours_env.replay import REQUEST_KEYS, SERVICE_KEYS, state_from_request
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -22,6 +22,7 @@ with warnings.catch_warnings():
 
 from allfours.serve.app import create_app
 from allfours.serve.core import BotPool
+from allfours.serve.models import ActRequest
 
 REPO_CHECKPOINTS = checkpoints_dir()
 CASES = [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
@@ -532,8 +533,6 @@ def test_shipped_bots_are_offered_and_refuse_another_player_count():
 def test_a_composite_bot_is_built_for_the_tables_player_count():
     """``search:playout=bot:traditional`` at a 2-player table plays out with the 2-player bot (as
     ``allfours eval`` builds it), and one built for a 4-player table is not reused there."""
-    from allfours.serve.core import BotPool
-
     if not all((REPO_CHECKPOINTS / f"{n}.pt").exists() for n in ("traditional", "traditional_2p")):
         pytest.skip("the traditional bots are not shipped in this checkout")
     spec = "search:playout=bot:traditional"
@@ -545,3 +544,12 @@ def test_a_composite_bot_is_built_for_the_tables_player_count():
     with TestClient(create_app(pool=pool), base_url="http://127.0.0.1") as c:
         view = views("traditional", {"players": 2}, 2)[0]
         assert c.post("/v1/act", json={**view, "bot": spec}).json()["action"] in view["legal_actions"]
+
+
+def test_the_request_model_takes_exactly_the_keys_the_replay_reads():
+    """The two descriptions of a bot request (twins: ARCHITECTURE.md): the server's schema
+    (``allfours.serve.models.ActRequest``) and the keys ``allfours_env.replay.state_from_request`` reads,
+    checks, ignores or leaves to the service. A key in one only would be refused by one and taken by the other."""
+    assert set(ActRequest.model_fields) == set(REQUEST_KEYS)
+    assert len(REQUEST_KEYS) == len(set(REQUEST_KEYS))
+    assert set(SERVICE_KEYS) <= set(ActRequest.model_fields)
