@@ -55,18 +55,18 @@ class TrainConfig:
     rollout_threads: int = 1  # threads for inference while collecting (small batches: 1 avoids thread fights)
     # ---- collection
     collector: str = "process"  # "process": a worker process collects during the update; "inline": all here;
-    # "ray": `workers` Ray actors share the num_envs games (train/ray_workers.py, pip install ".[ray]")
+    # "ray": `workers` Ray actors share the num_envs games (allfours.train.ray_workers, pip install ".[ray]")
     workers: int = 2  # Ray rollout actors (collector: ray)
     ray_address: str = ""  # Ray cluster to join ("auto", "ray://host:10001"); "" starts a local Ray
     ray_cpus_per_worker: float = 1.0
     num_envs: int = 512  # games stepped in lockstep
-    engine: str = "auto"  # "vector": the games as arrays (allfours_env.vector, train/array_rollout.py); "scalar":
+    engine: str = "auto"  # "vector": the games as arrays (allfours_env.vector, allfours.train.array_rollout); "scalar":
     # GameState objects (any scripted opponent, the privileged critic); "auto": vector where it can run them
     rollout_steps: int = 32  # lockstep steps per rollout (decisions per rollout = num_envs * rollout_steps)
     # ---- network
     hidden: list = field(default_factory=lambda: [256, 256])
     privileged_critic: bool = False  # the value head also sees every seat's hand while training
-    canonical_suits: bool = True  # relabel suits so trump is always suit 0 (train/symmetry.py)
+    canonical_suits: bool = True  # relabel suits so trump is always suit 0 (allfours.agents.network.symmetry)
     suit_jitter: bool = False  # ... and the other three in a random order per sample (augmentation)
     bf16: bool = True  # bfloat16 matmuls in the trunk where the CPU has AVX512-BF16/AMX (else float32)
     # ---- PPO
@@ -90,7 +90,7 @@ class TrainConfig:
     points_reward: float = 0.1  # shaping: scale of (own side's points - others') each time points are scored
     points_reward_final: float = 0.02  # linear schedule; the match result (+1/-1) is always the main reward
     # weight w of match-equity shaping: each time the score moves, a side gets w times the change of
-    # its match equity (2 P(win) - 1, agents/players/equity.py) and the result keeps 1 - w; the return of a
+    # its match equity (2 P(win) - 1, allfours.agents.players.equity) and the result keeps 1 - w; the return of a
     # match is then its result minus w times the equity at its start (potential-based: same optimum)
     equity_reward: float = 0.0
     # ---- opponent pool (shares of games; normalised)

@@ -27,10 +27,10 @@ seats move in between, and `step` returns once the learner is to move again or t
 A match that ends before the learner's first decision (a tiny target) is skipped. An illegal action
 ends the episode with -1, as `env()` does (info["illegal_action"]).
 
-Seeds and deals: the env deals as the batched engine does (``allfours_env.vector.shuffled_deal``):
+Seeds and deals: the env deals as the batched engine does (``allfours_env.vector.deal.shuffled_deal``):
 `reset(seed=s)` plays match 0 of seed s, each later `reset()` the next match of that seed, so that
 game i of ``gymnasium.make_vec(id, N, vectorization_mode="vector_entry_point")`` reset with seed s
-plays the very matches of this env reset with seed s + i (``agents/adapters/gym_vector.py``). The opponents'
+plays the very matches of this env reset with seed s + i (``allfours.agents.adapters.gym_vector``). The opponents'
 own randomness is reseeded from the seed too: `reset(seed=s)` replays its episodes exactly. A seed is
 None or an int from 0 to 2**64 - 1 (``allfours_env.rules.check_seed``), else a ValueError.
 """

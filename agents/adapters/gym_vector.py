@@ -7,7 +7,7 @@ seats played by batched opponents (``allfours.agents.players.batched``: heuristi
     obs, info = envs.reset(seed=0)                      # obs (N, OBS_SIZE), info["action_mask"] (N, 57) int8
     obs, rewards, terminated, truncated, info = envs.step(actions)
 
-Arguments as ``agents/adapters/gym_env.py``'s single env (``opponent``, ``partner``, ``seat``, the ``env()``
+Arguments as ``allfours.agents.adapters.gym_env``'s single env (``opponent``, ``partner``, ``seat``, the ``env()``
 options); an opponent without a batched form (``search``, ``guided``) is refused with one ValueError:
 play it with ``vectorization_mode="sync"`` (one single env per game). Game i reset with seed s plays
 the matches the single env plays after ``reset(seed=s + i)``: the same deals, seats and, with

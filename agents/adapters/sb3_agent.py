@@ -2,7 +2,7 @@
 
     allfours eval --preset seven_up --agents sb3:model.zip heuristic --matches 200 --seed 0
 
-The model is one trained on the Gymnasium ids (``agents/adapters/gym_env.py``; on the batched engine through
+The model is one trained on the Gymnasium ids (``allfours.agents.adapters.gym_env``; on the batched engine through
 ``allfours.agents.adapters.sb3_vec_env.SB3VecEnv``, as ``examples/sb3_maskable_ppo.py`` does): its observation
 is ``observation.encode`` of the seat to move and its actions the 57 action ids, so it plays any seat.
 It plays greedily, by the project's tie rule (``network.greedy_actions``: the lowest legal action id

@@ -8,7 +8,7 @@
     model.learn(1_000_000)
 
 Needs the extra ``pip install 'allfours[sb3]'``. ``SB3VecEnv(env)`` hands SB3 the games of
-``AllFoursVectorEnv`` (``agents/adapters/gym_vector.py``, what ``gymnasium.make_vec(id, N,
+``AllFoursVectorEnv`` (``allfours.agents.adapters.gym_vector``, what ``gymnasium.make_vec(id, N,
 vectorization_mode="vector_entry_point")`` builds): one learning seat per game, the other seats played
 by batched opponents. SB3's own ``make_vec_env`` on the ids works too, but steps one Python env per
 game (a ``DummyVecEnv``); this one steps every game at once in NumPy, many times as fast.

@@ -1,4 +1,4 @@
-"""Sample the hand distributions behind search's match equity (``agents/players/equity.py``).
+"""Sample the hand distributions behind search's match equity (``allfours.agents.players.equity``).
 
     python -m allfours.agents.lab.equity_sample                 # all four, 20,000 heuristic self-play matches each
     python -m allfours.agents.lab.equity_sample --names seven_up --matches 2000

@@ -18,7 +18,7 @@ played greedily). At each of its decisions with a choice the responder:
 
 No strategy fusion: every later move of the responder is a function of its information set (the
 continuation policy, or one argmax per group of indistinguishable worlds), never of the hidden cards
-of one world. A world is valued by match equity for the responder's side (``agents/players/equity.py``, -1000 to
+of one world. A world is valued by match equity for the responder's side (``allfours.agents.players.equity``, -1000 to
 1000: its chance of winning the match from the scores the hand ends at; ``value=points``, and where no
 table applies: its side's hand points minus the other's, and ``WIN_BONUS`` for a match won), and by
 points (the margin) for the report. The responder is a legitimate player (it reads only

@@ -22,7 +22,7 @@ two parts are constructor arguments:
 A world is played to the end of the current hand (High, Low, Jack, Game in the rule order,
 stopping at the target, kicks and take-one included) and valued for the searching side by
 match equity (``value=match``, the default): its chance of winning the match from the scores the
-hand ends at (``agents/players/equity.py``), -1000 to 1000, so a point is worth more near the target.
+hand ends at (``allfours.agents.players.equity``), -1000 to 1000, so a point is worth more near the target.
 With ``value=points``, and always with three players (the others then count as one opposing
 side, paranoid), in one-hand episodes and for targets over 31, it is the side's points minus the
 other side's, plus ``WIN_BONUS`` if the match is won in this hand (minus if lost). Once at most

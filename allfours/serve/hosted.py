@@ -12,7 +12,7 @@ After every move the bots move on the server until a person is to move or the ma
 
 Every answer carries the events since the caller's last one (each card played, tricks won, turn-ups,
 decisions, hand results), so a frontend can animate them: the engine's own, recorded by the match's
-``GameState`` (``record_events=True``, ``allfours_env/events.py``). The events are public: a card appears in
+``GameState`` (``record_events=True``, ``allfours_env.events``). The events are public: a card appears in
 one only once every seat may see it, and a seat's view is ``seat_view``, which hides what the rules hide (the
 Yorkshire pitcher's partner's own hand before the lead) and lists the seat's legal moves. The engine judges
 every move and says why it refuses one (``GameState.why_illegal``), so a frontend needs no rules of its own.

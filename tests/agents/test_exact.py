@@ -1,4 +1,4 @@
-"""Exact solving of the mini presets (allfours.agents.exact_*): the tree, the exploitability of uniform random
+"""Exact solving of the mini presets (allfours.agents.exploitability): the tree, the exploitability of uniform random
 on mini2 against OpenSpiel's own ``nash_conv`` and a direct recursion over the engine, CFR+ below its bound,
 the saved equilibrium's stated NashConv, and ``allfours exploit --method exact``."""
 
