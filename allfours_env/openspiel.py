@@ -45,7 +45,7 @@ first, a card already dealt, a number that is no card) is one ValueError, and th
 was; an illegal player action is the engine's ``IllegalActionError``. ``resample_from_infostate`` re-deals
 every card hidden from the seat with ``allfours_env.sampling.resample``, so OpenSpiel's ISMCTS runs;
 its world has an empty ``history()`` (only the engine's state is a consistent world).
-``state_from_engine(game, state)`` starts an OpenSpiel state at an engine state (agents.ismcts).
+``state_from_engine(game, state)`` starts an OpenSpiel state at an engine state (allfours.agents.players.ismcts).
 """
 
 from __future__ import annotations
