@@ -301,8 +301,9 @@ class HeuristicBatch:
         hand = hands[ar, seat]
         led, trump, pending = g.led[rows], g.trump[rows], g.pending[rows]
         lead = led < 0
-        # GameState.unseen_cards(seat): the mover is never Yorkshire's hidden partner (the eldest leads first).
-        unseen = U64(ALL_CARDS) & ~(hand | np.bitwise_or.reduce(g.played[rows], axis=1) | g.turnups[rows])
+        # GameState.unseen_cards(seat), of the pack in play: the mover is never Yorkshire's hidden partner (the
+        # eldest leads first).
+        unseen = U64(self.rules.deck) & ~(hand | np.bitwise_or.reduce(g.played[rows], axis=1) | g.turnups[rows])
         # The cards each opponent that matters could hold (one that threw in holds none).
         live = hands != 0
         poss = np.where(live & self.opp_sel[seat, pending], unseen[:, None] & ~_VOIDS[g.voids[rows]], U64(0))

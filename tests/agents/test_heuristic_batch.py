@@ -32,6 +32,9 @@ CONFIGS = [
     ("traditional", {"players": 4, "must_follow_suit": True}),
     ("seven_up", {}),
     ("seven_up", {"target": 3, "must_follow_suit": True}),
+    ("mini2", {}),  # the small packs (docs/rules.md section 7): unseen cards are the pack's only
+    ("mini3", {}),
+    ("mini3x3", {}),
 ]
 GAMES = 64
 STEPS = 40
