@@ -11,6 +11,14 @@ from __future__ import annotations
 import pytest
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items):
+    """Every test that asks for ``local_ray`` is a ``ray`` test, marked or not."""
+    for item in items:
+        if "local_ray" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.ray)
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     """A private Ray on this machine with 2 CPUs, started as ``allfours eval`` and ``allfours train`` start

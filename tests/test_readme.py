@@ -76,6 +76,7 @@ def test_readme_has_an_environment_loop():
 
 
 @pytest.mark.parametrize("index", range(len(blocks("python"))))
+@pytest.mark.subprocess
 def test_readme_python_block_runs(index, tmp_path):
     code = blocks("python")[index]
     # In a fresh folder, so it relies on the installed package and not on files of the checkout.

@@ -12,6 +12,7 @@ from allfours_env.vector import VectorEnv
 
 @pytest.mark.parametrize("preset,players,bot", [("yorkshire", 4, "bot:yorkshire"), ("seven_up", 2, "bot:seven_up"),
                                                 ("traditional", 2, "bot:traditional")])
+@pytest.mark.slow
 def test_network_player_moves_as_the_bot(preset, players, bot):
     vec = VectorEnv(preset, 24, players=players)
     seeds = list(range(300, 324))

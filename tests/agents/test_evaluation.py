@@ -72,6 +72,7 @@ def test_checkpoint_and_bot_specs_go_to_the_network_loaders(tmp_path, monkeypatc
             make_agent(spec)
 
 
+@pytest.mark.slow
 def test_shipped_bot_plays_its_network_averaged_over_suit_relabellings():
     """``bot:NAME`` plays the averaged policy (``PolicyNet.averaged``), ``bot:NAME:sym=0`` the raw one."""
     torch = pytest.importorskip("torch")
@@ -399,6 +400,7 @@ def test_an_interrupted_evaluation_keeps_its_whole_duplicate_groups(preset, opti
 
 
 @pytest.mark.parametrize("sig,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.subprocess
 def test_cli_stopped_half_way_writes_a_partial_json_it_can_report_on(tmp_path, capsys, sig, status):
     """Ctrl-C at a terminal (to the whole process group, the two workers too) or SIGTERM to the command."""
     out = tmp_path / "r.json"

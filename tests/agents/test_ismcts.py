@@ -84,6 +84,7 @@ def test_allfours_eval_runs_it(capsys):
     assert "| ismcts:simulations=5 | random | 2 |" in out
 
 
+@pytest.mark.subprocess
 def test_openspiel_is_imported_only_for_the_spec_and_its_absence_names_the_extra():
     code = ("import sys\nfrom allfours.agents.spec.registry import make_agent\nmake_agent('search')\n"
             "assert 'pyspiel' not in sys.modules and 'open_spiel' not in sys.modules\n"
@@ -93,6 +94,7 @@ def test_openspiel_is_imported_only_for_the_spec_and_its_absence_names_the_extra
     assert out.count("\n") == 1 and "pip install 'allfours[openspiel]'" in out
 
 
+@pytest.mark.subprocess
 def test_the_example_runs():
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, str(root / "examples" / "openspiel_ismcts.py"), "--simulations", "5",

@@ -42,6 +42,7 @@ def one_line(capsys) -> str:
 
 # ------------------------------------------------------------------ before any Ray is started here
 @needs_ray
+@pytest.mark.ray
 def test_an_address_that_does_not_answer_is_one_line_and_does_not_hang(capsys):
     if ray.is_initialized():
         pytest.skip("Ray is already started in this process")
@@ -57,6 +58,7 @@ def test_an_address_that_does_not_answer_is_one_line_and_does_not_hang(capsys):
 
 
 @needs_ray
+@pytest.mark.ray
 def test_auto_without_a_cluster_says_how_to_start_one(monkeypatch, capsys):
     if ray.is_initialized() or os.path.exists("/tmp/ray/ray_current_cluster"):
         pytest.skip("a Ray cluster may be running on this machine")
@@ -161,6 +163,8 @@ def test_leaderboard_check_replays_a_board_through_either_path(local_ray, tmp_pa
 # ------------------------------------------------------------------ stopped half way, in a process of its own
 @needs_ray
 @pytest.mark.parametrize("sig,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.subprocess
+@pytest.mark.ray
 def test_stopped_on_ray_writes_the_partial_report(sig, status, tmp_path):
     """Ctrl-C to the whole process group (a local Ray's processes too) or SIGTERM to the command."""
     out = tmp_path / "r.json"

@@ -199,6 +199,7 @@ def test_a_bad_argument_gets_one_line_and_status_2(cmd, argv, msg, files, capsys
     assert msg.replace("{tmp}", str(files)) in err, err
 
 
+@pytest.mark.subprocess
 def test_an_unknown_command_is_one_line():
     proc = subprocess.run([sys.executable, "-m", "allfours", "trian"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "unknown command 'trian'" in proc.stderr

@@ -18,6 +18,7 @@ def run_play(args, stdin_text, timeout=120):
 
 
 @pytest.mark.parametrize("preset,extra", [("yorkshire", []), ("traditional", ["--players", "2"]), ("seven_up", [])])
+@pytest.mark.subprocess
 def test_a_person_plays_a_whole_match_with_scripted_input(preset, extra):
     # Bad entries first (a number out of range, nonsense, an illegal card), then the first legal move forever.
     script = "99\nxyz\nlast\nhelp\n" + "1\n" * 2000
@@ -41,6 +42,7 @@ def test_a_person_plays_a_whole_match_with_scripted_input(preset, extra):
     assert how in out.split("\n--- hand 1")[0]  # the newcomer is told how trump is chosen
 
 
+@pytest.mark.subprocess
 def test_yorkshire_partner_is_a_bot_and_the_previous_trick_can_be_shown():
     proc = run_play(["--preset", "yorkshire", "--bot", "heuristic", "--seed", "5", "--seat", "1"],
                     "1\n1\nlast\n" + "1\n" * 2000)
@@ -50,6 +52,7 @@ def test_yorkshire_partner_is_a_bot_and_the_previous_trick_can_be_shown():
     assert "player_3 (heuristic):" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_quit_exits_0_input_ending_early_exits_1_and_bad_options_are_one_line_errors():
     proc = run_play(["--preset", "seven_up", "--bot", "random", "--seed", "1"], "1\nquit\n")
     assert proc.returncode == 0 and "Game abandoned (quit)" in proc.stdout and "Traceback" not in proc.stderr
@@ -65,6 +68,7 @@ def test_quit_exits_0_input_ending_early_exits_1_and_bad_options_are_one_line_er
         assert msg in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, (args, proc.stderr)
 
 
+@pytest.mark.subprocess
 def test_rule_options_set_the_game():
     """``--rule KEY=VALUE`` (repeatable) as ``allfours eval`` takes it: here a match to 2 points in which
     a seat may throw in its hand."""

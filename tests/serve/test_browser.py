@@ -31,8 +31,9 @@ from allfours.serve.store import MatchDB
 from allfours_env import GameState, make_rules, parse_action
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium "
-                                "(apt-get install -y chromium chromium-driver; see .ci/browser_deps.sh)")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium "
+                                 "(apt-get install -y chromium chromium-driver; see .ci/browser_deps.sh)")]
 
 # What the page offers now: the end of the match, a hand summary to dismiss, a decision, a legal card.
 PAGE_STATE = """

@@ -9,6 +9,8 @@ import re
 import warnings
 from pathlib import Path
 
+import pytest
+
 from allfours.serve.app import create_app
 from allfours.serve.hosted import Limits
 from allfours.serve.models import MatchEvent
@@ -23,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NO_LIMITS = Limits(client_rate=0, token_rate=0, max_matches=100_000, max_matches_per_client=0)
 
 
+@pytest.mark.slow
 def test_refusals_are_the_engines_words_for_the_seats_own_cards():
     """docs/rules.md section 4: 'Another suit led: play that suit or a trump (trumping is always allowed); only
     a player void in the suit led may play a third suit.' The answer names a refused card with that rule."""

@@ -27,6 +27,8 @@ import pytest
 from allfours.serve.core import BotPool
 from allfours.serve.hosted import Limits, MatchStore
 
+pytestmark = pytest.mark.subprocess  # allfours serve, killed and started again
+
 SEATS = ["human", "human", "heuristic"]
 OPTIONS = {"players": 3}
 SEED = 17

@@ -26,6 +26,8 @@ import pytest
 
 pytest.importorskip("schemathesis", reason="schemathesis is in the test extra: pip install -e '.[test]'")
 
+pytestmark = pytest.mark.subprocess  # a server, and schemathesis's command against it
+
 EXAMPLES = int(os.environ.get("ALLFOURS_SCHEMATHESIS_EXAMPLES", 40))  # cases per operation and phase
 
 # The server, in its own process (as `allfours serve` runs it) on a socket the test opened. Schemathesis creates

@@ -15,6 +15,8 @@ import pytest
 
 from allfours_env import GameState, seat_view
 
+pytestmark = pytest.mark.subprocess  # each test runs allfours bot, allfours serve or examples/client.py
+
 BOT = [sys.executable, "-m", "allfours", "bot"]
 
 

@@ -23,6 +23,7 @@ def _script():
     return module
 
 
+@pytest.mark.slow
 def test_the_kept_checkpoints_are_played_tabled_and_plotted(tmp_path, capsys):
     assert train(["--config", "seven_up", *TINY, f"runs_dir={tmp_path}", "run_name=r"]) == 0
     curve, out = _script(), tmp_path / "curve"
@@ -57,6 +58,7 @@ def test_the_kept_checkpoints_are_played_tabled_and_plotted(tmp_path, capsys):
     assert curve.main([str(tmp_path / "empty"), "--out", str(out), "--play"]) == 2
 
 
+@pytest.mark.slow
 def test_a_run_warm_started_from_a_point_continues_the_curve(tmp_path, capsys):
     """A continuation's points count the decisions behind the weights it started from."""
     assert train(["--config", "seven_up", *TINY, f"runs_dir={tmp_path}", "run_name=r"]) == 0

@@ -33,6 +33,8 @@ from allfours.agents.evaluation import evaluate_agent  # noqa: E402
 from allfours_env import GameState, env  # noqa: E402
 from allfours_env.engine import IllegalActionError  # noqa: E402
 
+pytestmark = pytest.mark.ray  # RLlib: Ray's import, and a local Ray for the PPO example
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_ppo.py"
 
 

@@ -88,6 +88,7 @@ class _NoStop:
         return fn(*args)
 
 
+@pytest.mark.slow
 def test_a_short_budget_ends_within_its_minutes(tmp_path):
     """A 0.25-minute run (start-up, training and the final evaluation) ends within its budget (and a tenth
     more for estimates of the iteration and evaluation times on a busy machine; it used to add a whole

@@ -144,6 +144,7 @@ def test_same_seed_same_first_updates(tmp_path):
     assert not all(torch.equal(runs[0][k], runs[2][k]) for k in runs[0])
 
 
+@pytest.mark.subprocess
 def test_resume_after_kill_continues_steps_and_optimizer(tmp_path):
     # the default rollout worker process: the learner is killed, the worker must not hang on
     cmd = [sys.executable, "-m", "allfours", "train", "--config", "smoke", *TINY, f"runs_dir={tmp_path}", "run_name=k",

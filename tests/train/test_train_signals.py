@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import torch
 from helpers import CommandRun
 
@@ -54,6 +55,7 @@ def _check_stopped(run: Run, rc: int, out: str, err: str, sig: str) -> tuple[dic
     return ck, m
 
 
+@pytest.mark.subprocess
 def test_sigterm_saves_the_last_update_and_resume_continues_it(tmp_path):
     run = Run(tmp_path, "progress_bar=true")
     run.wait_training()
@@ -81,6 +83,7 @@ def test_sigterm_saves_the_last_update_and_resume_continues_it(tmp_path):
     assert float(after["optimizer"]["state"][0]["step"]) > float(ck["optimizer"]["state"][0]["step"])
 
 
+@pytest.mark.subprocess
 def test_two_quick_ctrl_c_at_a_terminal_save_once(tmp_path):
     run = Run(tmp_path, "progress_bar=false")
     run.wait_training()
@@ -92,6 +95,7 @@ def test_two_quick_ctrl_c_at_a_terminal_save_once(tmp_path):
     assert err.count("stopping (SIGINT): saving") == 1
 
 
+@pytest.mark.subprocess
 def test_a_signal_during_the_save_waits_for_it(tmp_path):
     run = Run(tmp_path, "progress_bar=false", slow_save=3)  # the stop's save takes 3 s more
     run.wait_training()
@@ -110,6 +114,7 @@ def _reader_setup(group: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_through_a_pipe_whose_reader_dies_too_saves_and_logs(tmp_path):
     """`allfours train 2>&1 | tee LOG` at a terminal: Ctrl-C's SIGINT ends tee as well, so every later
     write to the pipe fails (EPIPE). The run still saves, exits 0, and its train.log has all of it."""
