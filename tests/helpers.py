@@ -1,10 +1,14 @@
 """Helpers shared by the tests: card masks, legal action names, scripted play, the vector engine's
-scalar twin, a command run in its own session."""
+scalar twin, a command run in its own session, ``allfours eval`` stopped half way."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -92,3 +96,37 @@ class CommandRun:
         for t in self._readers:
             t.join(timeout=10)
         return rc, "".join(self.out), "".join(self.err)
+
+
+def eval_stopped_half_way(how: list[str], sig: int, out, env: dict | None = None,
+                          start_timeout: float = 150) -> tuple[str, str, dict]:
+    """``allfours eval`` of random against heuristic, 100,000 matches of seed 3 on ``how`` (``--workers 2``,
+    ``--ray-address local``), stopped once 20 matches are done: SIGINT to its whole process group (a terminal's
+    Ctrl-C), another signal to the command alone. Checks what every such stop shows (the exit status 128 +
+    signal, no traceback, the stop named on stderr, a partial report in ``out`` of the matches played) and
+    returns stdout, stderr and that report."""
+    cmd = [sys.executable, "-m", "allfours", "eval", "--preset", "seven_up", "--agents", "random", "heuristic",
+           "--matches", "100000", *how, "--seed", "3", "--json", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=env)
+    err = []
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: proc.stderr.read(200), "")), daemon=True)
+    reader.start()
+    deadline = time.time() + start_timeout
+    while not re.search(r"\| *([2-9]\d|\d{3,})/100000", "".join(err)):  # 20 matches or more done
+        assert time.time() < deadline and proc.poll() is None, "".join(err)
+        time.sleep(0.05)
+    (os.killpg if sig == signal.SIGINT else os.kill)(proc.pid, sig)
+    proc.wait(timeout=90)
+    stdout = proc.stdout.read()  # (communicate() would read stderr too, taking pieces from the reader)
+    reader.join(timeout=10)
+    stderr, name = "".join(err), signal.Signals(sig).name
+    assert proc.returncode == 128 + sig, stderr
+    assert "Traceback" not in stdout + stderr
+    assert f"allfours eval: stopped by {name} after " in stderr
+    data = json.loads(out.read_text())
+    assert data["partial"] and data["stopped_by"] == name
+    assert 20 <= data["matches_played"] <= data["matches_finished"] < data["matches_planned"] == 100000
+    assert data["matches_played"] % 2 == 0 and data["results"][0]["matches"] == data["matches_played"]
+    assert stdout.startswith("PARTIAL")
+    return stdout, stderr, data

@@ -5,16 +5,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
-import re
 import signal
-import subprocess
-import sys
-import threading
-import time
 
 import pytest
+from helpers import eval_stopped_half_way
 
 from allfours.agents import evaluation as ev
 from allfours.agents.base import Agent, AgentError
@@ -399,36 +394,16 @@ def test_an_interrupted_evaluation_keeps_its_whole_duplicate_groups(preset, opti
     assert report["results"][0]["matches"] == 2 * group
 
 
-@pytest.mark.parametrize("sig,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])  # exit 130, 143
 @pytest.mark.subprocess
-def test_cli_stopped_half_way_writes_a_partial_json_it_can_report_on(tmp_path, capsys, sig, status):
+def test_cli_stopped_half_way_writes_a_partial_json_it_can_report_on(tmp_path, capsys, sig):
     """Ctrl-C at a terminal (to the whole process group, the two workers too) or SIGTERM to the command."""
     out = tmp_path / "r.json"
-    cmd = [sys.executable, "-m", "allfours", "eval", "--preset", "seven_up", "--agents", "random", "heuristic",
-           "--matches", "100000", "--workers", "2", "--seed", "3", "--json", str(out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    err = []
-    reader = threading.Thread(target=lambda: err.extend(iter(lambda: proc.stderr.read(200), "")), daemon=True)
-    reader.start()
-    deadline = time.time() + 150
-    while not re.search(r"\| *([2-9]\d|\d{3,})/100000", "".join(err)):  # 20 matches or more done
-        assert time.time() < deadline and proc.poll() is None, "".join(err)
-        time.sleep(0.05)
-    (os.killpg if sig == signal.SIGINT else os.kill)(proc.pid, sig)
-    proc.wait(timeout=60)
-    stdout = proc.stdout.read()  # (communicate() would read stderr too, taking pieces from the reader)
-    reader.join(timeout=10)
-    stderr = "".join(err)
-    assert proc.returncode == status, stderr
-    assert "Traceback" not in stdout + stderr and "leaked" not in stderr
+    stdout, stderr, data = eval_stopped_half_way(["--workers", "2"], sig, out)
+    assert "leaked" not in stderr
     last = stderr.strip().splitlines()[-1]
     assert last.startswith(f"allfours eval: stopped by {signal.Signals(sig).name} after ") and str(out) in last
-    data = json.loads(out.read_text())
-    assert data["partial"] and data["stopped_by"] == signal.Signals(sig).name
-    assert 20 <= data["matches_played"] <= data["matches_finished"] < data["matches_planned"] == 100000
-    assert data["matches_played"] % 2 == 0 and data["results"][0]["matches"] == data["matches_played"]
     assert data["command"].endswith("--matches 100000 --seed 3")
-    assert stdout.startswith("PARTIAL")
     assert eval_main(["--report", str(out)]) == 0
     table = capsys.readouterr().out
     assert table.startswith(f"PARTIAL (stopped by {signal.Signals(sig).name}): {data['matches_played']} of 100000")

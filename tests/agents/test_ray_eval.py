@@ -8,13 +8,12 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
+from helpers import eval_stopped_half_way
 
 from allfours.agents import evaluation as ev
 from allfours.agents.evaluation import matches, ray_eval
@@ -162,34 +161,10 @@ def test_leaderboard_check_replays_a_board_through_either_path(local_ray, tmp_pa
 
 # ------------------------------------------------------------------ stopped half way, in a process of its own
 @needs_ray
-@pytest.mark.parametrize("sig,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])  # exit 130, 143
 @pytest.mark.subprocess
 @pytest.mark.ray
-def test_stopped_on_ray_writes_the_partial_report(sig, status, tmp_path):
+def test_stopped_on_ray_writes_the_partial_report(sig, tmp_path):
     """Ctrl-C to the whole process group (a local Ray's processes too) or SIGTERM to the command."""
-    out = tmp_path / "r.json"
-    cmd = [sys.executable, "-m", "allfours", "eval", "--preset", "seven_up", "--agents", "random", "heuristic",
-           "--matches", "100000", "--ray-address", "local", "--seed", "3", "--json", str(out)]
-    env = dict(os.environ, RAY_ADDRESS="")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env=env)
-    err = []
-    reader = threading.Thread(target=lambda: err.extend(iter(lambda: proc.stderr.read(200), "")), daemon=True)
-    reader.start()
-    deadline = time.time() + 180
-    while not re.search(r"\| *([2-9]\d|\d{3,})/100000", "".join(err)):  # 20 matches or more done
-        assert time.time() < deadline and proc.poll() is None, "".join(err)
-        time.sleep(0.05)
-    (os.killpg if sig == signal.SIGINT else os.kill)(proc.pid, sig)
-    proc.wait(timeout=90)
-    stdout = proc.stdout.read()
-    reader.join(timeout=10)
-    stderr = "".join(err)
-    assert proc.returncode == status, stderr
-    assert "Traceback" not in stdout + stderr
-    assert f"allfours eval: stopped by {signal.Signals(sig).name} after " in stderr
-    data = json.loads(out.read_text())
-    assert data["partial"] and data["stopped_by"] == signal.Signals(sig).name
-    assert 20 <= data["matches_played"] <= data["matches_finished"] < data["matches_planned"] == 100000
-    assert data["matches_played"] % 2 == 0 and data["results"][0]["matches"] == data["matches_played"]
-    assert stdout.startswith("PARTIAL")
+    eval_stopped_half_way(["--ray-address", "local"], sig, tmp_path / "r.json", env=dict(os.environ, RAY_ADDRESS=""),
+                          start_timeout=180)
