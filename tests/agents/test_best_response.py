@@ -106,6 +106,7 @@ def test_the_worlds_are_replayed_from_their_deals(preset):
     assert compared > 50
 
 
+@pytest.mark.slow
 def test_a_network_target_never_refuses_a_world_its_own_moves_fit():
     bot = make_agent("bot:seven_up", preset="seven_up", players=2)
     state, seat = _position(5, 3, bot)

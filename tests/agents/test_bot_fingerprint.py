@@ -123,6 +123,7 @@ def recorded() -> dict:
 
 
 @pytest.mark.parametrize("bot", BOTS)
+@pytest.mark.slow
 def test_bot_moves_are_its_fingerprint_in_every_batch(bot, recorded):
     from allfours.agents.players.batched import NetworkPlayer
     agent, states = _agent(bot), positions(BOTS[bot], recorded[bot]["tied"])

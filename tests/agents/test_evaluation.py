@@ -183,6 +183,7 @@ def test_seatings_swap_sides_or_rotate():
     assert sorted(s.index(0) for s in ev.seatings(3)) == [0, 1, 2]
 
 
+@pytest.mark.slow
 def test_same_seed_same_numbers_whatever_the_workers():
     kw = dict(preset="seven_up", matches=4, seed=3, progress=False)
     a = ev.round_robin(["heuristic", "random", "search:worlds=1"], workers=1, **kw)

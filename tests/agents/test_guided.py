@@ -98,6 +98,7 @@ def test_the_pitch_moves_the_sampled_trump_length_of_the_pitcher():
 
 @pytest.mark.parametrize("preset,seed,moves,options", [("yorkshire", 3, 9, {}), ("yorkshire", 8, 14, {}),
                                                        ("traditional", 4, 7, {}), ("seven_up", 2, 5, {})])
+@pytest.mark.slow
 def test_batched_inference_gives_the_weights_of_one_world_at_a_time(preset, seed, moves, options):
     """One forward pass per past decision over all candidate worlds gives each world the weight the
     bot's own policy gives it replayed alone (trump decisions and card play, each preset)."""
@@ -196,6 +197,7 @@ def test_blueprint_playouts_play_the_network_for_every_seat():
         assert final_value(batched, 0, start.hand_no) == final_value(g, 0, start.hand_no)
 
 
+@pytest.mark.slow
 def test_the_spec_defaults_to_the_games_shipped_bot():
     """``guided`` plays the shipped bot of the game it moves in (traditional with two players:
     traditional_2p); ``bot=`` fixes one, and a game of another preset is refused in one line."""
@@ -214,6 +216,7 @@ def test_the_spec_defaults_to_the_games_shipped_bot():
         fixed(four, four.current)
 
 
+@pytest.mark.slow
 def test_the_same_seed_plays_the_same_moves():
     state = _played("yorkshire", 4, 8)
     moves = [make_agent("guided:worlds=8,candidates=32", seed=5)(state, state.current) for _ in range(2)]
@@ -222,6 +225,7 @@ def test_the_same_seed_plays_the_same_moves():
     assert moves[0] == moves[1] and values[0] == values[1]
 
 
+@pytest.mark.slow
 def test_playout_is_the_playout_policy_and_seats_whom_a_network_plays():
     """``playout=`` is an agent spec, as for ``search``: by default the guiding network, ``heuristic``, or
     another network (raw unless ``:sym=1``); ``seats=`` says whom a network plays: all (guided's default)

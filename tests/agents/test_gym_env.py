@@ -291,6 +291,7 @@ def test_make_vec_plays_the_single_envs_games(env_id, kwargs):
         assert sum(term for r, term in single[1::2]) >= 2  # several episodes, autoreset included
 
 
+@pytest.mark.slow
 def test_make_vec_with_a_network_opponent_plays_the_single_envs_games():
     kwargs = {"opponent": "bot:seven_up:sym=0", "seat": "random"}  # (the raw network: a sixth of the time)
     rec = play_vector("allfours/SevenUp-v0", kwargs, 2, 40, 7)
