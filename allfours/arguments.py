@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from allfours_env.rules import PRESETS
+from allfours_env.rules import ALL_PRESETS, PRESETS
 
 USAGE_ERROR = 2
 
@@ -89,8 +89,16 @@ def port(text: str) -> int:
 
 
 def preset(text: str) -> str:
+    """One of the full games (yorkshire, traditional, seven_up)."""
     if text not in PRESETS:
         raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(sorted(PRESETS))}")
+    return text
+
+
+def any_preset(text: str) -> str:
+    """A full game or a mini preset (mini2, mini3, mini3x3: docs/rules.md section 7)."""
+    if text not in ALL_PRESETS:
+        raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(sorted(ALL_PRESETS))}")
     return text
 
 

@@ -8,7 +8,7 @@
 Each row (a positional name: ismcts, ppo, cfr, mmd, deep_cfr, nfsp) is one agent or learner at a stated budget,
 measured exactly on the preset's tree (allfours.agents.exploitability): its NashConv and its expected points per
 hand against the saved equilibrium, as the eldest hand and as the dealer (docs/benchmark.md, Mini All Fours).
-The rows are written to --json (default benchmarks/results/mini_learners.json), replacing the rows of the same name and
+The rows are written to --json (default docs/results/mini_learners.json), replacing the rows of the same name and
 budget already there, so the table is remade one row at a time.
 
 * ismcts: OpenSpiel's ISMCTS (agents/ismcts.py) at each --ismcts-simulations, its visit shares tabulated, exactly
@@ -46,7 +46,7 @@ from allfours_env.cards import card_code
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = ("ismcts", "ppo", "cfr", "mmd", "deep_cfr", "nfsp")
 PRESETS = ("mini2", "mini3")
-DEFAULT_JSON = "benchmarks/results/mini_learners.json"
+DEFAULT_JSON = "docs/results/mini_learners.json"
 
 
 # ---------------------------------------------------------------------------------------------- the mappings

@@ -22,7 +22,7 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"}
 # Not raw results: the record's pages (in DOCS) and plots (linked, checked below), and weights, which a
 # command remakes (the doc citing them gives it) and which are not kept (docs/results/.gitignore).
 NOT_RESULTS = {".md", ".pt", *IMAGE_SUFFIXES}
-# The raw results are JSON reports of three kinds, and nothing else: allfours eval's (--json), allfours exploit's,
+# The raw results are JSON reports of these kinds, and nothing else: allfours eval's (--json), allfours exploit's,
 # and {"note", "runs": [eval reports]} (runs on the same deals). Their fields, and those of an eval report's rows:
 EVAL_FIELDS = {"command", "preset", "players", "seed", "matches_per_pairing", "options", "results", "ratings"}
 ROW_FIELDS = {"agent", "opponent", "preset", "players", "matches", "wins", "win_rate", "ci95", "points_per_hand",
@@ -30,6 +30,14 @@ ROW_FIELDS = {"agent", "opponent", "preset", "players", "matches", "wins", "win_
 EXPLOIT_FIELDS = {"command", "bot", "exploiter", "preset", "players", "seed", "matches", "matches_planned", "partial",
                   "wins", "win_rate", "ci95", "points_per_hand", "bot_points_per_hand", "hands"}
 RUNS_FIELDS = {"note", "runs"}
+# allfours exploit --method search (a best response's matches: the win rate's fields and the per-hand figures),
+# --method exact (NashConv and the points against the equilibrium on a mini preset), and the mini learners' table
+# of benchmarks/mini_learners.py ({"note", "rows"}: a row per agent or learner and budget, each measured exactly).
+SEARCH_FIELDS = {"command", "target", "responder", "method", "preset", "players", "seed", "matches", "matches_planned",
+                 "partial", "wins", "win_rate", "ci95", "equity_per_hand", "margin_per_hand", "by_type"}
+EXACT_FIELDS = {"method", "preset", "nash_conv", "exploitability", "best_response", "vs_equilibrium", "equilibrium"}
+LEARNER_FIELDS = {"preset", "row", "agent", "budget", "nash_conv", "vs_equilibrium", "command"}
+ROWS_FIELDS = {"note", "rows"}
 # A cited path: docs/results/ and a name, up to the backtick, quote, bracket, comma or space after it.
 # Wildcards and placeholders (*, <preset>, {a,b}) are taken in, so that the test can refuse them.
 CITED = re.compile(r"docs/results/([^\s`'\"(),;\]|]*[^\s`'\"(),;\]|.:])")
@@ -115,6 +123,39 @@ def check_exploit_report(report: dict, what: str) -> None:
     assert report["matches"] == report["matches_planned"] or report["partial"], what
 
 
+def check_search_report(report: dict, what: str) -> None:
+    """``allfours exploit --method search --json``: the responder's duplicate matches against its target."""
+    _has(report, SEARCH_FIELDS, what)
+    assert report["command"].startswith("allfours eval "), what
+    assert report["responder"].startswith("br:target="), what
+    _check_figures(report, what)
+    assert report["matches"] == report["matches_planned"] or report["partial"], what
+
+
+def _check_exact(figures: dict, what: str) -> None:
+    """NashConv is at least 0, and the points against the equilibrium at least minus half of it."""
+    assert figures["nash_conv"] >= -1e-9, what
+    v = figures["vs_equilibrium"]
+    assert v["mean"] == pytest.approx((v["as_eldest"] + v["as_dealer"]) / 2), what
+    assert v["mean"] >= -figures["nash_conv"] / 2 - 1e-6, what
+
+
+def check_exact_report(report: dict, what: str) -> None:
+    """``allfours exploit --method exact --json``: a player's exact figures on a mini preset."""
+    _has(report, EXACT_FIELDS, what)
+    assert report["exploitability"] == pytest.approx(report["nash_conv"] / 2), what
+    _check_exact(report, what)
+
+
+def check_rows_report(report: dict, what: str) -> None:
+    """benchmarks/mini_learners.py's table: rows measured exactly, each with the command behind it."""
+    assert isinstance(report["note"], str) and report["note"] and report["rows"], what
+    for row in report["rows"]:
+        _has(row, LEARNER_FIELDS, f"{what}: a row")
+        _check_exact(row, f"{what}: {row['row']} at {row['budget']}")
+        assert row["command"].startswith(("python benchmarks/", "allfours ")), what
+
+
 def check_report(report, what: str) -> None:
     """One of the JSON reports kept as raw results (EVAL_FIELDS and the rest above), checked as its kind."""
     assert isinstance(report, dict), f"{what}: a JSON {type(report).__name__}, not a report"
@@ -122,13 +163,19 @@ def check_report(report, what: str) -> None:
         assert isinstance(report["note"], str) and report["note"] and report["runs"], what
         for i, run in enumerate(report["runs"]):
             check_eval_report(run, f"{what}, run {i}")
+    elif set(report) == ROWS_FIELDS:
+        check_rows_report(report, what)
     elif "exploiter" in report:
         check_exploit_report(report, what)
+    elif "responder" in report:
+        check_search_report(report, what)
+    elif report.get("method") == "exact":
+        check_exact_report(report, what)
     elif "results" in report:
         check_eval_report(report, what)
     else:
-        pytest.fail(f"{what} is no report kept as raw results (allfours eval's, allfours exploit's, or "
-                    f"{{note, runs}}): its keys are {sorted(report)}")
+        pytest.fail(f"{what} is no report kept as raw results (allfours eval's, allfours exploit's, "
+                    f"{{note, runs}} or {{note, rows}}): its keys are {sorted(report)}")
 
 
 def test_the_report_checks_refuse_what_they_should():
@@ -145,6 +192,29 @@ def test_the_report_checks_refuse_what_they_should():
                 {k: v for k, v in report.items() if k != "ratings"},  # a field missing
                 {**report, "results": []}, {"note": "none", "runs": [{"seed": 1}]},
                 {"win_rate": 0.5}, [report]):  # no kind of report
+        with pytest.raises((AssertionError, pytest.fail.Exception)):
+            check_report(bad, "bad")
+
+
+def test_the_exact_and_search_report_checks_refuse_what_they_should():
+    v = {"as_eldest": -0.1, "as_dealer": -0.3, "mean": -0.2}
+    exact = {"method": "exact", "preset": "mini2", "nash_conv": 0.5, "exploitability": 0.25,
+             "best_response": [0.3, 0.2], "vs_equilibrium": v, "equilibrium": {"nash_conv": 1e-6, "value": 0.03}}
+    row = {"preset": "mini2", "row": "ppo", "agent": "runs/x/latest.pt", "budget": "1M decisions", "nash_conv": 0.5,
+           "vs_equilibrium": v, "command": "python benchmarks/mini_learners.py ppo"}
+    search = {"command": "allfours eval --preset seven_up --agents br:target=heuristic heuristic",
+              "target": "heuristic", "responder": "br:target=heuristic,worlds=32", "method": "LBR",
+              "preset": "seven_up", "players": 2, "seed": 0, "matches": 10, "matches_planned": 10, "partial": False,
+              "wins": 6, "win_rate": 0.6, "ci95": [0.3, 0.85], "equity_per_hand": 10.0, "margin_per_hand": 0.1,
+              "by_type": []}
+    check_report(exact, "good exact")
+    check_report({"note": "the table", "rows": [row]}, "good rows")
+    check_report(search, "good search")
+    for bad in ({**exact, "exploitability": 0.5},  # not half the NashConv
+                {**exact, "vs_equilibrium": {**v, "mean": -0.3, "as_eldest": -0.3}},  # below -NashConv/2
+                {"note": "the table", "rows": [{**row, "nash_conv": -0.1}]},
+                {"note": "the table", "rows": [{k: x for k, x in row.items() if k != "command"}]},
+                {**search, "win_rate": 0.7}, {**search, "matches": 8}):
         with pytest.raises((AssertionError, pytest.fail.Exception)):
             check_report(bad, "bad")
 

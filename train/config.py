@@ -25,7 +25,7 @@ from allfours.agents.evaluation import seatings
 from allfours.agents.players.batched import unbatchable
 from allfours.agents.players.equity import EQUITY_MAX_TARGET, equity_for_rules
 from allfours.agents.spec.registry import make_agent
-from allfours_env.rules import make_rules, parse_rule_options
+from allfours_env.rules import MINI_PRESETS, make_rules, parse_rule_options
 
 DEFAULT_CONFIG = "yorkshire"
 
@@ -161,6 +161,10 @@ class TrainConfig:
             raise ValueError("max_minutes and total_steps must be >= 0")
         if self.suit_jitter and not self.canonical_suits:
             raise ValueError("config suit_jitter needs canonical_suits: true (it orders the suits after trump)")
+        if self.preset in MINI_PRESETS and self.eval_every_minutes > 0:
+            raise ValueError(f"config preset {self.preset}: a mini preset is one hand, measured exactly (allfours "
+                             f"exploit --method exact --preset {self.preset} --bot <checkpoint>), not by evaluation "
+                             "matches: set eval_every_minutes: 0 (configs/mini2.yaml does)")
         self._validate_opponents(rules.players)
         if self.engine == "vector":
             if self.privileged_critic:

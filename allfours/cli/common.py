@@ -13,6 +13,7 @@ from allfours.arguments import (  # noqa: F401 (the commands' argument types, re
     USAGE_ERROR,
     Parser,
     UsageError,
+    any_preset,
     fail,
     help_text,
     input_file,

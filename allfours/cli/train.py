@@ -26,7 +26,7 @@ from allfours.train.config import config_names, load_config, parse_overrides
 from allfours.train.stopping import RunStop
 from allfours.train.trainer import Trainer
 
-from .common import Parser, UsageError, fail, positive_int, preset
+from .common import Parser, UsageError, any_preset, fail, positive_int
 from .output import logged_output
 
 PROG = "allfours train"
@@ -81,7 +81,7 @@ def _run(args, stop: RunStop) -> int:
     chosen = overrides.get("preset")
     if chosen is not None:  # worded as every command words it
         try:
-            preset(str(chosen))
+            any_preset(str(chosen))  # a full game or a mini preset (configs/mini2.yaml)
         except argparse.ArgumentTypeError as e:
             raise UsageError(str(e), f"preset={chosen}") from None
 

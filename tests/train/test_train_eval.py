@@ -148,3 +148,19 @@ def test_a_config_is_validated_once_per_set_of_values(monkeypatch, tmp_path):
     cfg.lr = 5.0
     with pytest.raises(ValueError, match="lr must be in"):
         cfg.validate()
+
+
+def test_a_mini_preset_trains_without_evaluation_matches(capsys):
+    """docs/rules.md section 7: a mini preset is one hand with the points difference as the payoff; a run on
+    one is measured exactly afterwards (allfours exploit --method exact), so its config plays no evaluations."""
+    cfg = load_config("mini2")
+    assert cfg.preset == "mini2" and cfg.eval_every_minutes == 0
+    with pytest.raises(ValueError, match="measured exactly.*eval_every_minutes: 0"):
+        load_config("seven_up", ["preset=mini3"])
+    assert train_main(["--config", "mini2", "preset=mini3", "--print-config"]) == 0
+    assert "preset: mini3" in capsys.readouterr().out
+    assert train_main(["preset=mini9", "--print-config"]) == 2
+    assert "unknown preset 'mini9'" in capsys.readouterr().err
+    # the duplicate schedule of a mini preset (make_tasks reads the preset's own defaults)
+    tasks = matches.make_tasks([("random", "heuristic")], "mini2", 4, 0)
+    assert len(tasks) == 4 and {t.seats for t in tasks} == {(0, 1), (1, 0)}
