@@ -7,6 +7,8 @@ import pytest
 
 from allfours.agents import evaluation as ev
 from allfours.agents.evaluation.rating import ELO, fit_ratings
+from allfours.agents.evaluation.stats import ratings
+from allfours.agents.spec import AgentSpec
 
 
 def test_two_agents_rate_at_the_log_odds_of_their_score():
@@ -54,11 +56,11 @@ def test_the_order_of_the_matches_does_not_matter():
 def test_a_boards_ratings_do_not_depend_on_the_schedules_order():
     out = ev.round_robin(["random", "heuristic", "search:worlds=2"], preset="seven_up", matches=6, seed=2,
                          workers=1, progress=False)
-    tasks = ev.make_tasks([("random", "heuristic"), ("random", "search:worlds=2"), ("heuristic", "search:worlds=2")],
-                          "seven_up", 6, 2)
+    pairs = [("random", "heuristic"), ("random", "search:worlds=2"), ("heuristic", "search:worlds=2")]
+    parsed = [(AgentSpec.parse(a), AgentSpec.parse(b)) for a, b in pairs]  # a task carries parsed specs
+    tasks = ev.make_tasks(parsed, "seven_up", 6, 2)
     results = [ev.run_task(t) for t in tasks]
     order = list(range(len(tasks)))
     random.Random(1).shuffle(order)
-    pairs = [("random", "heuristic"), ("random", "search:worlds=2"), ("heuristic", "search:worlds=2")]
-    shuffled = ev.ratings([tasks[i] for i in order], [results[i] for i in order], pairs)
+    shuffled = ratings([tasks[i] for i in order], [results[i] for i in order], pairs)
     assert shuffled == out["ratings"]
