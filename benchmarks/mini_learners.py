@@ -11,8 +11,8 @@ hand against the saved equilibrium, as the eldest hand and as the dealer (docs/b
 The rows are written to --json (default docs/results/mini_learners.json), replacing the rows of the same name and
 budget already there, so the table is remade one row at a time.
 
-* ismcts: OpenSpiel's ISMCTS (allfours.agents.players.ismcts) at each --ismcts-simulations, its visit shares tabulated, exactly
-  as ``allfours exploit --method exact --preset mini2 --bot ismcts:simulations=N``.
+* ismcts: OpenSpiel's ISMCTS (allfours.agents.players.ismcts) at each --ismcts-simulations, its visit shares
+  tabulated, exactly as ``allfours exploit --method exact --preset mini2 --bot ismcts:simulations=N``.
 * ppo: ``allfours train --config mini2`` (configs/mini2.yaml) for the largest --ppo-steps decisions, keeping a
   checkpoint at each smaller one (``keep_at_steps``: points of one run's curve), each measured as a bot (its
   probabilities); --ppo-run DIR measures the checkpoints of a run already made (one stopped early included).
