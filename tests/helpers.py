@@ -1,10 +1,11 @@
-"""Helpers shared by the tests: card masks, legal action names, scripted play, the vector engine's
-scalar twin, a command run in its own session, ``allfours eval`` stopped half way."""
+"""Helpers shared by the tests: card masks, legal action names, scripted play, positions of random play,
+the vector engine's scalar twin, a command run in its own session, ``allfours eval`` stopped half way."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import signal
 import subprocess
@@ -26,6 +27,18 @@ def mask(*cs: str) -> int:
 
 def legal(s: GameState) -> set[str]:
     return {action_name(a) for a in s.legal_actions()}
+
+
+def random_positions(preset: str, options: dict, seed: int, every: float) -> list[GameState]:
+    """Clones of one match of uniform random play (seeded ``seed``), each position kept with chance ``every``."""
+    rng = random.Random(seed)
+    s = GameState.new(preset, seed=seed, **options)
+    out = []
+    while not s.done:
+        if rng.random() < every:
+            out.append(s.clone())
+        s.apply(rng.choice(s.legal_actions()))
+    return out
 
 
 def play(s: GameState, *moves: str) -> None:

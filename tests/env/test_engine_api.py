@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import random_positions
 
 from allfours_env import GameState, make_rules, parse_action, parse_card, seat_view
 from allfours_env.cards import BEG, GIVE_ONE, NUM_ACTIONS, RUN_PACK, STAND, SUITS, THROW_IN, card_code
@@ -27,15 +28,8 @@ REDEAL_DEAL = {  # traditional, four players: spades turn up every time the pack
 
 
 def positions(preset, options, seed, every=0.4):
-    """Clones of a randomly played match along the way, with the seat to move."""
-    rng = random.Random(seed)
-    s = GameState.new(preset, seed=seed, **options)
-    out = []
-    while not s.done:
-        if rng.random() < every:
-            out.append(s.clone())
-        s.apply(rng.choice(s.legal_actions()))
-    return out
+    """Clones of a randomly played match along the way (``helpers.random_positions``)."""
+    return random_positions(preset, options, seed, every)
 
 
 def play_recorded(preset, options, seed):

@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers import random_positions as played
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,15 +29,8 @@ YORK_DEAL = {"dealer": 3, "hands": [
 
 
 def random_positions(preset, options, seed, every=0.3):
-    """(real state, seat to move) pairs from random play of one match."""
-    rng = random.Random(seed)
-    s = GameState.new(preset, seed=seed, **options)
-    out = []
-    while not s.done:
-        if rng.random() < every:
-            out.append((s.clone(), s.current))
-        s.apply(rng.choice(s.legal_actions()))
-    return out
+    """(real state, seat to move) pairs from random play of one match (``helpers.random_positions``)."""
+    return [(s, s.current) for s in played(preset, options, seed, every)]
 
 
 def minimal(view: dict) -> dict:

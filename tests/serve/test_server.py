@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from allfours.agents.network.checkpoint import checkpoints_dir
 from allfours_env import GameState, action_name, card_code, seat_view
-from allfours_env.replay import REQUEST_KEYS, SERVICE_KEYS, state_from_request
+from allfours_env.replay import REQUEST_KEYS, state_from_request
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -552,4 +552,3 @@ def test_the_request_model_takes_exactly_the_keys_the_replay_reads():
     checks, ignores or leaves to the service. A key in one only would be refused by one and taken by the other."""
     assert set(ActRequest.model_fields) == set(REQUEST_KEYS)
     assert len(REQUEST_KEYS) == len(set(REQUEST_KEYS))
-    assert set(SERVICE_KEYS) <= set(ActRequest.model_fields)
