@@ -19,6 +19,12 @@ Fair players (they see only what their seat may see):
 * ``model`` (``opponent``): playouts play the other side as the opponent really plays (uniformly
   at random against ``random``); against ``heuristic`` it is plain search.
 * ``search-play``: heuristic trump decisions and pitch, searched card play.
+* ``sparta`` (``blueprint``, ``worlds``, ``candidates``, ``beliefs``, ``margin``): search over a
+  blueprint at play time (SPARTA, Lerer et al. 2020) in two-player games: ``br``'s lookahead with a
+  deterministic player (``bot:<name>[:sym=0]``, a checkpoint or ``heuristic``) as the blueprint, which
+  it assumes the opponent plays and plays its own later moves by. ``beliefs=nearest`` (the default)
+  keeps the worlds that contradict the fewest of the opponent's moves under the blueprint, ``exact``
+  only those that contradict none; it leaves the blueprint's move only for more than ``margin`` equity a world.
 
 Cheats, for ceilings only: ``clairvoyant`` (one world, the real deal), ``partner`` (its worlds keep
 the partner's real hand), ``partner-play`` (the same once trump is set), ``oracle``
@@ -36,11 +42,13 @@ from allfours_env.engine import PLAY
 from allfours_env.sampling import resample
 
 from ..base import Agent
+from ..players.best_response import BestResponseAgent
 from ..players.heuristic import HeuristicAgent
 from ..players.random_agent import RandomAgent
 from ..players.search import SearchAgent, best_action
 from ..players.solver import solve
 from ..players.worlds import hand_start
+from ..spec.registry import make_agent
 from .grammar import EXPERIMENTAL_OPTIONS
 
 
@@ -269,6 +277,18 @@ def model(opponent: str = "random", worlds: int = 192, seed: int | None = None, 
     return _named(SearchAgent(worlds=worlds, seed=seed, playout=playout, **search), "model")
 
 
+def sparta(blueprint=None, worlds: int = 24, candidates: int = 1024, beliefs: str = "nearest", margin: int = 0,
+           seed: int | None = None, *, preset: str | None = None, players: int | None = None) -> BestResponseAgent:
+    if blueprint is None:
+        raise ValueError("experimental:sparta needs its blueprint: blueprint=bot:<name>, a checkpoint or heuristic")
+    if beliefs not in ("nearest", "exact"):
+        raise ValueError(f"sparta beliefs must be nearest or exact, got {beliefs!r}")
+    agent = BestResponseAgent(make_agent(blueprint, players=players, **({"preset": preset} if preset else {})), worlds,
+                              candidates, seed=seed, target_label=blueprint.label, preset=preset, players=players,
+                              nearest=beliefs == "nearest", margin=margin)
+    return _named(agent, "sparta")
+
+
 _BUILDERS = {
     "pitch": (pitch, "search whose worlds agree with a Yorkshire pitch"),
     "infer": (infer, "search whose worlds are weighted by the others' actions under the heuristic"),
@@ -276,6 +296,7 @@ _BUILDERS = {
     "nested": (nested, "two-level search (nested:OxI)"),
     "model": (model, "search that knows how its opponent plays"),
     "search-play": (SearchPlay, "heuristic trump decisions, searched card play"),
+    "sparta": (sparta, "search over a network blueprint at play time (two players)"),
     "clairvoyant": (clairvoyant, "cheat: one world, the real deal"),
     "partner": (partner, "cheat: worlds keep the partner's real hand"),
     "partner-play": (partner_play, "cheat: the partner's hand once trump is set"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..spec.grammar import SEARCH_OPTIONS
+from ..spec.grammar import SEARCH_OPTIONS, TARGET
 
 _SEARCH_ONLY = {k: t for k, t in SEARCH_OPTIONS.items() if k not in ("worlds", "time")}
 EXPERIMENTAL_OPTIONS: dict[str, dict[str, Any]] = {
@@ -16,6 +16,7 @@ EXPERIMENTAL_OPTIONS: dict[str, dict[str, Any]] = {
     "nested": {**SEARCH_OPTIONS, "inner": int},
     "model": {**SEARCH_OPTIONS, "opponent": str},
     "search-play": {"worlds": int, "seed": int},
+    "sparta": {"blueprint": TARGET, "worlds": int, "candidates": int, "beliefs": str, "margin": int, "seed": int},
     "clairvoyant": _SEARCH_ONLY,
     "partner": SEARCH_OPTIONS,
     "partner-play": SEARCH_OPTIONS,

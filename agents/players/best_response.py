@@ -13,8 +13,9 @@ played greedily). At each of its decisions with a choice the responder:
    worlds it cannot tell apart there (same public moves, same hand), the action of the highest total
    over the group (the continuation's move among equals), then the continuation;
 3. plays the action of the highest total equity over the worlds; among equals the target's own move
-   from its seat where that is one of them (a deviation must gain something), else the lowest action
-   id. The values are integers, summed: no choice hangs on float rounding.
+   from its seat where that is one of them (a deviation must gain something: more than ``margin``
+   a world, 0 by default), else the lowest action id. The values are integers, summed: no choice hangs
+   on float rounding.
 
 No strategy fusion: every later move of the responder is a function of its information set (the
 continuation policy, or one argmax per group of indistinguishable worlds), never of the hidden cards
@@ -30,7 +31,9 @@ the same seat, both valued in the same worlds, the worlds found and the time) fo
 ``allfours.agents.exploitability.search_probe``; the log restarts when the agent is reseeded (at each match).
 
 Spec: ``br:target=<spec>,worlds=32,candidates=2048,continuation=target,depth=1,value=match,seed=...``; two-player
-games only (``seven_up``, ``traditional`` with 2 players).
+games only (``seven_up``, ``traditional`` with 2 players). ``nearest`` and ``margin`` are for play against
+opponents other than the target (``experimental:sparta``): worlds that contradict the fewest of the
+target's moves when none contradicts none, and a deviation's least gain.
 """
 
 from __future__ import annotations
@@ -77,7 +80,8 @@ class BestResponseAgent(Agent):
 
     def __init__(self, target: Agent, worlds: int = DEFAULT_WORLDS, candidates: int = DEFAULT_CANDIDATES,
                  continuation: str = "target", depth: int = 1, value: str = "match", seed: int | None = None, *,
-                 target_label: str | None = None, preset: str | None = None, players: int | None = None):
+                 target_label: str | None = None, preset: str | None = None, players: int | None = None,
+                 nearest: bool = False, margin: int = 0):
         super().__init__(seed)
         if not isinstance(target, Agent):
             raise ValueError(f"br target must be an agent, got {target!r}")
@@ -91,8 +95,11 @@ class BestResponseAgent(Agent):
                              f"got {value!r}")
         if depth not in (1, 2):
             raise ValueError(f"br depth must be 1 (LBR: one move searched) or 2 (its next decision too), got {depth!r}")
+        if not isinstance(margin, int) or isinstance(margin, bool) or margin < 0:
+            raise ValueError(f"margin must be an int >= 0 (equity a world a deviation must gain), got {margin!r}")
         self.target = TargetPolicy(target, target_label)
-        self.sampler = ConsistentWorlds(self.target, candidates)
+        self.sampler = ConsistentWorlds(self.target, candidates, nearest=nearest)
+        self.margin = margin
         self.worlds, self.depth, self.continuation, self.value = worlds, depth, continuation, value
         self.own = self.target if continuation == "target" else TargetPolicy(HeuristicAgent(), "heuristic")
         if preset is not None:
@@ -134,8 +141,11 @@ class BestResponseAgent(Agent):
         values = self.action_values(state, seat, legal, worlds)
         best = max(v[0] for v in values.values())
         base = self.target.agent.act(state, seat)  # the target's own move from this seat
-        action = base if values[base][0] == best else min(a for a, v in values.items() if v[0] == best)
         n = len(worlds)
+        if values[base][0] >= best - self.margin * n:
+            action = base
+        else:
+            action = min(a for a, v in values.items() if v[0] == best)
         self._log.append({"type": decision_type(state), "action": action, "target_action": base,
                           "equity_gain": (values[action][0] - values[base][0]) / n,
                           "points_gain": (values[action][1] - values[base][1]) / n,

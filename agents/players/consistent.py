@@ -23,6 +23,12 @@ rounding, at the price of keeping a few near-ties the single-game argmax would b
 Not filtered (the candidates kept as drawn, and said so in the stats): a hand after a redeal (the
 replayed deal cannot hold the earlier deal's kicks; rare with two players), and a decision at which
 none of the candidates is consistent (the best response is a lower bound whatever worlds it values).
+
+``nearest=True`` (for a player whose opponent may not play the target's policy, as
+``experimental:sparta``): a candidate is not refused for a move the target would not have made; the
+worlds kept are those of the fewest such moves (draws stop once ``n`` worlds contradict none, so
+against the target itself it keeps what the exact filter keeps), ties in the order drawn. A world
+the moves made cannot have been played in (a card not held, a turn out of order) is refused still.
 """
 
 from __future__ import annotations
@@ -107,19 +113,22 @@ class TargetPolicy:
 
 class ConsistentWorlds:
     """Worlds the responder's seat cannot tell from the real one in which ``target`` played every seat
-    of the other side as it did (see module doc); at most ``candidates`` drawn a decision."""
+    of the other side as it did (see module doc; ``nearest``: as near to that as the draws allow); at
+    most ``candidates`` drawn a decision."""
 
-    def __init__(self, target: TargetPolicy, candidates: int = DEFAULT_CANDIDATES):
+    def __init__(self, target: TargetPolicy, candidates: int = DEFAULT_CANDIDATES, nearest: bool = False):
         if not isinstance(candidates, int) or isinstance(candidates, bool) or candidates < 1:
             raise ValueError(f"candidates must be a positive int (worlds drawn per decision), got {candidates!r}")
-        self.target, self.candidates = target, candidates
+        self.target, self.candidates, self.nearest = target, candidates, nearest
 
     def sample(self, state: GameState, seat: int, rng: random.Random, n: int) -> tuple[list[GameState], dict]:
         """Up to ``n`` consistent worlds (fewer where ``candidates`` draws find fewer) and the stats
-        ``{"drawn", "kept", "filtered"}``; ``filtered`` False: the worlds were not checked (module doc)."""
+        ``{"drawn", "kept", "filtered"}`` (with ``nearest``, ``"exact"`` too: the worlds kept that
+        contradict no move); ``filtered`` False: the worlds were not checked (module doc)."""
         if state.redeals:
             return [resample(state, seat, rng) for _ in range(n)], {"drawn": n, "kept": n, "filtered": False}
         kept: list[GameState] = []
+        near: list[tuple[int, int, GameState]] = []  # (moves contradicted, order drawn, world): nearest only
         first: list[GameState] = []
         drawn = 0
         while len(kept) < n and drawn < self.candidates:
@@ -127,10 +136,19 @@ class ConsistentWorlds:
             rate = (len(kept) + 1) / (drawn + 2)  # the share kept so far, kept off 0 (Laplace)
             size = min(CHUNK, self.candidates - drawn, max(need, math.ceil(1.25 * need / rate)))
             batch = [resample(state, seat, rng) for _ in range(size)]
-            drawn += len(batch)
             if not first:
                 first = batch[:n]
-            kept += [w for w, ok in zip(batch, self.consistent(state, seat, batch)) if ok]
+            for i, (w, k) in enumerate(zip(batch, self.mismatches(state, seat, batch))):
+                if k == 0:
+                    kept.append(w)
+                elif k is not None and self.nearest:
+                    near.append((k, drawn + i, w))
+            drawn += len(batch)
+        if self.nearest:
+            exact = min(len(kept), n)
+            kept += [w for _, _, w in sorted(near, key=lambda t: t[:2])[:n - exact]]
+            if kept:
+                return kept[:n], {"drawn": drawn, "kept": len(kept[:n]), "filtered": True, "exact": exact}
         if not kept:
             return first, {"drawn": drawn, "kept": 0, "filtered": False}
         return kept[:n], {"drawn": drawn, "kept": min(len(kept), n), "filtered": True}
@@ -138,8 +156,15 @@ class ConsistentWorlds:
     def consistent(self, state: GameState, seat: int, worlds: list[GameState]) -> list[bool]:
         """Per world: would the target, on the other side from ``seat``, have made every move it made this
         hand? Each world's hand is replayed from its deal, all worlds in step."""
+        return [k == 0 for k in self.mismatches(state, seat, worlds)]
+
+    def mismatches(self, state: GameState, seat: int, worlds: list[GameState]) -> list[int | None]:
+        """Per world: how many of the other side's moves this hand the target would not have made there
+        (None: the moves cannot have been played in it). Without ``nearest`` a world is dropped at its
+        first such move (counted 1)."""
         side = state.side(seat)
         games = starts(state, seat, worlds)
+        count: list[int | None] = [0 if g is not None else None for g in games]
         for s, a in state.history:
             asked = []
             for i, g in enumerate(games):
@@ -147,17 +172,19 @@ class ConsistentWorlds:
                     continue
                 m = g.legal_mask()
                 if g.current != s or not m >> a & 1:  # the world contradicts the move
-                    games[i] = None
+                    games[i], count[i] = None, None
                 elif state.side(s) != side and m.bit_count() > 1:
                     asked.append(i)
             if asked:
                 for i, ok in zip(asked, self.target.plays([games[i] for i in asked], a)):
                     if not ok:
-                        games[i] = None
+                        count[i] += 1
+                        if not self.nearest:
+                            games[i] = None
             for g in games:
                 if g is not None:
                     g.apply(a)
-        return [g is not None for g in games]
+        return count
 
 
 def starts(state: GameState, seat: int, worlds: list[GameState]) -> list[GameState | None]:

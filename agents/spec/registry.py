@@ -28,6 +28,7 @@ optional extra) and ``experimental:<name>`` (research players; no stable module 
 from __future__ import annotations
 
 import importlib
+import inspect
 
 from ..adapters.sb3_agent import SB3Agent
 from ..base import Agent
@@ -93,7 +94,10 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
     params = spec.options
     params.setdefault("seed", seed)
     if spec.name.startswith(EXPERIMENTAL):
-        return _experimental(spec.name[len(EXPERIMENTAL):])(**params)
+        build = _experimental(spec.name[len(EXPERIMENTAL):])
+        if "preset" in inspect.signature(build).parameters:  # a builder that loads a network for the game
+            params.update(preset=preset, players=players)
+        return build(**params)
     if spec.name == "guided":
         return GuidedAgent(**params, preset=preset, players=players)
     if spec.name == "br":  # the target is built here, as any agent is, and answered by the responder

@@ -253,3 +253,83 @@ def test_a_lower_bound_that_finds_most_of_the_exact_exploitability_on_mini2():
                 -exact.expected_value(tree, exact.mixed(tree, policy, br)) + value]
     assert all(g <= e + 1e-9 for g, e in zip(lbr_gain, exact_gain))  # a lower bound, seat by seat
     assert sum(lbr_gain) >= 0.85 * sum(exact_gain) > 0  # 93% measured (2026-12-02)
+
+
+def _mismatches(world: GameState, state: GameState, agent: Agent) -> int | None:
+    """Game by game: how many of seat 1's moves this hand ``agent`` would not have made in ``world`` (None: the
+    moves cannot be played in it)."""
+    g, count = hand_start(world), 0
+    for s, a in state.history:
+        if g.current != s or not g.is_legal(a):
+            return None
+        if s == 1 and len(g.legal_actions()) > 1 and agent.act(g, s) != a:
+            count += 1
+        g.apply(a)
+    return count
+
+
+def _cards(world: GameState) -> tuple:
+    return tuple(world.hands), tuple(world.stock)
+
+
+def test_nearest_beliefs_keep_the_worlds_that_contradict_fewest_of_the_targets_moves():
+    """Against an opponent that is not the target (seat 1 plays its lowest action, the target is the
+    heuristic), ``nearest`` counts the target's contradicted moves as the game-by-game replay does and
+    keeps the worlds of the fewest, in the order drawn; the exact filter finds none to keep."""
+    target = HeuristicAgent()
+    state, seat = _position(4, 4, LowestAgent())
+    near = ConsistentWorlds(TargetPolicy(target), candidates=64, nearest=True)
+    rng = random.Random(2)
+    worlds = [resample(state, seat, rng) for _ in range(64)]
+    counts = near.mismatches(state, seat, worlds)
+    assert counts == [_mismatches(w, state, target) for w in worlds]
+    assert min(c for c in counts if c is not None) > 0  # no world explains every move of this opponent
+    drawn, stats = near.sample(state, seat, random.Random(2), 8)
+    ranked = sorted((c, i) for i, c in enumerate(counts) if c is not None)[:8]
+    assert [_cards(w) for w in drawn] == [_cards(worlds[i]) for _, i in ranked]
+    assert stats == {"drawn": 64, "kept": 8, "filtered": True, "exact": 0}
+    exact = ConsistentWorlds(TargetPolicy(target), candidates=64)
+    assert exact.sample(state, seat, random.Random(2), 8)[1]["filtered"] is False
+
+
+def test_nearest_beliefs_against_the_target_itself_keep_what_the_exact_filter_keeps():
+    target = HeuristicAgent()
+    state, seat = _position(8, 3)
+    exact = ConsistentWorlds(TargetPolicy(target)).sample(state, seat, random.Random(6), 12)
+    near = ConsistentWorlds(TargetPolicy(target), nearest=True).sample(state, seat, random.Random(6), 12)
+    assert [_cards(w) for w in near[0]] == [_cards(w) for w in exact[0]] and len(exact[0]) == 12
+    assert near[1] == {**exact[1], "exact": 12}
+
+
+def test_a_margin_keeps_the_targets_move_unless_a_deviation_gains_more():
+    """With a margin no deviation can clear, the responder plays the target's own moves; with none it leaves
+    them (against the lowest-action player, on this deal)."""
+    for margin, same in ((2001, True), (0, False)):
+        br, lowest = BestResponseAgent(LowestAgent(), worlds=4, candidates=64, margin=margin, seed=1), LowestAgent()
+        play_match([br, lowest], "seven_up", seed=2, agent_seed=1)
+        moves = br.record()["decisions"]
+        assert moves and all(d["action"] == d["target_action"] for d in moves) is same
+
+
+def test_sparta_is_the_lookahead_over_a_blueprint_it_names():
+    text = "experimental:sparta:blueprint=bot:seven_up:sym=0,worlds=8,candidates=128,beliefs=exact,margin=5,seed=2"
+    spec = AgentSpec.parse(text)
+    assert str(spec) == text and AgentSpec.parse(str(spec)) == spec
+    agent = make_agent(spec, preset="seven_up", players=2)
+    assert isinstance(agent, BestResponseAgent) and agent.name == "sparta"
+    assert (agent.worlds, agent.sampler.candidates, agent.sampler.nearest, agent.margin) == (8, 128, False, 5)
+    assert agent.target.label == "bot:seven_up:sym=0" and not agent.target.symmetrize
+    assert make_agent("experimental:sparta:blueprint=heuristic", preset="seven_up").sampler.nearest
+
+
+@pytest.mark.parametrize("text,kwargs,message", [
+    ("experimental:sparta", {"preset": "seven_up"}, "experimental:sparta needs its blueprint"),
+    ("experimental:sparta:blueprint=heuristic,beliefs=some", {"preset": "seven_up"}, "sparta beliefs must be"),
+    ("experimental:sparta:blueprint=heuristic,margin=-1", {"preset": "seven_up"}, "margin must be an int >= 0"),
+    ("experimental:sparta:blueprint=random", {"preset": "seven_up"}, "target 'random' is stochastic"),
+    ("experimental:sparta:blueprint=heuristic", {"preset": "yorkshire"}, "br plays two-player games"),
+])
+def test_sparta_bad_input_is_one_line(text, kwargs, message):
+    with pytest.raises(ValueError, match=message) as e:
+        make_agent(text, **kwargs)
+    assert "\n" not in str(e.value)

@@ -20,7 +20,8 @@ from allfours_env.sampling import resample
 # the cheapest spec of each, for the game tests
 SMALL = {"pitch": "worlds=4", "infer": "worlds=4,k=3", "prefer": "worlds=4", "nested": "3x2", "model": "worlds=4",
          "search-play": "worlds=4", "clairvoyant": "", "partner": "worlds=4", "partner-play": "worlds=4",
-         "oracle": "exact=8"}
+         "oracle": "exact=8", "sparta": "blueprint=heuristic,worlds=4,candidates=64"}
+GAME = {"sparta": "seven_up"}  # two players only; the others play Yorkshire
 
 
 def _spec(name: str) -> str:
@@ -34,13 +35,14 @@ def test_the_module_says_it_is_experimental():
 
 @pytest.mark.parametrize("name", sorted(ex.EXPERIMENTS))
 def test_every_experimental_player_builds_and_plays_legal_moves(name):
-    """On side 0 of a Yorkshire hand against the heuristic, each plays legal moves (``Agent.__call__``
-    refuses any other) and the same ones when built again with the same seed."""
+    """On side 0 of a Yorkshire hand (Seven Up for the two-player ones) against the heuristic, each plays legal
+    moves (``Agent.__call__`` refuses any other) and the same ones when built again with the same seed."""
     moves = []
+    preset = GAME.get(name, "yorkshire")
     for _ in range(2):
-        agent, h = make_agent(_spec(name), seed=3), HeuristicAgent()
+        agent, h = make_agent(_spec(name), preset=preset, seed=3), HeuristicAgent()
         assert isinstance(agent, Agent) and agent.name == name
-        st, mine = GameState.new("yorkshire", seed=12), []
+        st, mine = GameState.new(preset, seed=12), []
         while not st.done and st.hand_no == 0 and len(mine) < 6:
             seat = st.current
             if st.side(seat) == 0:
