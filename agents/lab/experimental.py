@@ -3,8 +3,9 @@
 Anything here may change or go without notice. The benchmarks (``benchmarks/``) measure these
 players and docs/baselines.md reports what they gave: none is a better product player than
 ``search``. Each is a ``SearchAgent`` given other parts (a world sampler or a playout), or a small
-player around one; none overrides the search's internals. The registry builds them from
-``experimental:<name>`` or ``experimental:<name>:key=value,...`` (``experimental:nested:24x8``).
+player around one (``sparta``: a ``BestResponseAgent``); none overrides the search's internals. The
+registry builds them from ``experimental:<name>`` or ``experimental:<name>:key=value,...``
+(``experimental:nested:24x8``).
 
 Fair players (they see only what their seat may see):
 
@@ -19,12 +20,13 @@ Fair players (they see only what their seat may see):
 * ``model`` (``opponent``): playouts play the other side as the opponent really plays (uniformly
   at random against ``random``); against ``heuristic`` it is plain search.
 * ``search-play``: heuristic trump decisions and pitch, searched card play.
-* ``sparta`` (``blueprint``, ``worlds``, ``candidates``, ``beliefs``, ``margin``): search over a
-  blueprint at play time (SPARTA, Lerer et al. 2020) in two-player games: ``br``'s lookahead with a
-  deterministic player (``bot:<name>[:sym=0]``, a checkpoint or ``heuristic``) as the blueprint, which
-  it assumes the opponent plays and plays its own later moves by. ``beliefs=nearest`` (the default)
-  keeps the worlds that contradict the fewest of the opponent's moves under the blueprint, ``exact``
-  only those that contradict none; it leaves the blueprint's move only for more than ``margin`` equity a world.
+* ``sparta`` (``blueprint``, ``worlds``, ``candidates``, ``beliefs``, ``margin``, ``value``): search
+  over a blueprint at play time (SPARTA, Lerer et al. 2020) in two-player games: ``br``'s lookahead
+  with a deterministic player (``bot:<name>[:sym=0]``, a checkpoint or ``heuristic``) as the
+  blueprint, which it assumes the opponent plays and plays its own later moves by. ``beliefs=nearest``
+  (the default) keeps the worlds that contradict the fewest of the opponent's moves under the
+  blueprint, ``exact`` only those that contradict none; it leaves the blueprint's move only for more
+  than ``margin`` a world (match equity, or points with ``value=points``, as ``br`` values a hand).
 
 Cheats, for ceilings only: ``clairvoyant`` (one world, the real deal), ``partner`` (its worlds keep
 the partner's real hand), ``partner-play`` (the same once trump is set), ``oracle``
@@ -278,14 +280,15 @@ def model(opponent: str = "random", worlds: int = 192, seed: int | None = None, 
 
 
 def sparta(blueprint=None, worlds: int = 24, candidates: int = 1024, beliefs: str = "nearest", margin: int = 0,
-           seed: int | None = None, *, preset: str | None = None, players: int | None = None) -> BestResponseAgent:
+           value: str = "match", seed: int | None = None, *, preset: str | None = None, players: int | None = None
+           ) -> BestResponseAgent:
     if blueprint is None:
         raise ValueError("experimental:sparta needs its blueprint: blueprint=bot:<name>, a checkpoint or heuristic")
     if beliefs not in ("nearest", "exact"):
         raise ValueError(f"sparta beliefs must be nearest or exact, got {beliefs!r}")
     agent = BestResponseAgent(make_agent(blueprint, players=players, **({"preset": preset} if preset else {})), worlds,
-                              candidates, seed=seed, target_label=blueprint.label, preset=preset, players=players,
-                              nearest=beliefs == "nearest", margin=margin)
+                              candidates, value=value, seed=seed, target_label=blueprint.label, preset=preset,
+                              players=players, nearest=beliefs == "nearest", margin=margin)
     return _named(agent, "sparta")
 
 
