@@ -320,6 +320,7 @@ def test_sparta_is_the_lookahead_over_a_blueprint_it_names():
     assert (agent.worlds, agent.sampler.candidates, agent.sampler.nearest, agent.margin) == (8, 128, False, 5)
     assert agent.target.label == "bot:seven_up:sym=0" and not agent.target.symmetrize
     assert make_agent("experimental:sparta:blueprint=heuristic", preset="seven_up").sampler.nearest
+    assert make_agent("experimental:sparta:blueprint=heuristic,value=points", preset="mini2").value == "points"
 
 
 @pytest.mark.parametrize("text,kwargs,message", [
