@@ -280,15 +280,15 @@ def model(opponent: str = "random", worlds: int = 192, seed: int | None = None, 
 
 
 def sparta(blueprint=None, worlds: int = 24, candidates: int = 1024, beliefs: str = "nearest", margin: int = 0,
-           value: str = "match", seed: int | None = None, *, preset: str | None = None, players: int | None = None
+           value: str = "match", seed: int | None = None, *, preset: str, players: int | None = None
            ) -> BestResponseAgent:
     if blueprint is None:
         raise ValueError("experimental:sparta needs its blueprint: blueprint=bot:<name>, a checkpoint or heuristic")
     if beliefs not in ("nearest", "exact"):
         raise ValueError(f"sparta beliefs must be nearest or exact, got {beliefs!r}")
-    agent = BestResponseAgent(make_agent(blueprint, players=players, **({"preset": preset} if preset else {})), worlds,
-                              candidates, value=value, seed=seed, target_label=blueprint.label, preset=preset,
-                              players=players, nearest=beliefs == "nearest", margin=margin)
+    agent = BestResponseAgent(make_agent(blueprint, preset=preset, players=players), worlds, candidates, value=value,
+                              seed=seed, target_label=blueprint.label, preset=preset, players=players,
+                              nearest=beliefs == "nearest", margin=margin)
     return _named(agent, "sparta")
 
 
