@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from allfours_env.rules import ALL_PRESETS, PRESETS
+from allfours_env.rules import ALL_PRESETS, AUCTION_PRESETS, PRESETS
 
 USAGE_ERROR = 2
 
@@ -92,6 +92,15 @@ def preset(text: str) -> str:
     """One of the full games (yorkshire, traditional, seven_up)."""
     if text not in PRESETS:
         raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(sorted(PRESETS))}")
+    return text
+
+
+def played_preset(text: str) -> str:
+    """A full game, All Fours or one of the auction presets (pitch, setback: docs/rules.md section 8), for the
+    commands that play on the engine alone (``allfours eval``)."""
+    if text not in PRESETS and text not in AUCTION_PRESETS:
+        choices = sorted([*PRESETS, *AUCTION_PRESETS])
+        raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(choices)}")
     return text
 
 

@@ -1,4 +1,4 @@
-"""Cards, card codes and action ids (docs/rules.md section 6).
+"""Cards, card codes and action ids (docs/rules.md sections 6 and 8).
 
 A card id is ``suit * 13 + rank`` with suits ``C D H S`` = 0..3 and ranks
 ``2 3 4 5 6 7 8 9 T J Q K A`` = 0..12, so "2C" = 0 and "AS" = 51. Hands and other
@@ -12,9 +12,16 @@ RANKS = "23456789TJQKA"
 NUM_CARDS = 52
 
 STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN = 52, 53, 54, 55, 56
-NUM_ACTIONS = 57
+NUM_ACTIONS = 57  # the action space of the env and the networks: the All Fours presets' ids 0..56
 DECISION_NAMES = {STAND: "STAND", BEG: "BEG", GIVE_ONE: "GIVE_ONE", RUN_PACK: "RUN_PACK", THROW_IN: "THROW_IN"}
 DECISION_IDS = {name: a for a, name in DECISION_NAMES.items()}
+# The auction (Auction Pitch and Setback, docs/rules.md section 8): pass, a bid of 1 to 4 points, the smudge.
+PASS, SMUDGE = 57, 62
+BIDS = (58, 59, 60, 61)  # BIDS[k - 1] bids k
+BID_NAMES = {PASS: "PASS", **{a: f"BID_{k}" for k, a in enumerate(BIDS, start=1)}, SMUDGE: "SMUDGE"}
+BID_IDS = {name: a for a, name in BID_NAMES.items()}
+BID_VALUE = {**{a: k for k, a in enumerate(BIDS, start=1)}, SMUDGE: 5}  # points a bid contracts for (smudge: 5)
+ACTION_IDS = 63  # every action id of every preset, 0..62 (the env's space grows to it with the auction presets)
 
 TEN, JACK, SIX, ACE = 8, 9, 4, 12  # rank indices
 GAME_VALUE = (0, 0, 0, 0, 0, 0, 0, 0, 10, 1, 2, 3, 4)  # per rank: T 10, J 1, Q 2, K 3, A 4
@@ -28,7 +35,7 @@ CARD_GAME_VALUE = tuple(GAME_VALUE[c % 13] for c in range(NUM_CARDS))
 
 # bits -> ids lookup tables, one per 13-bit suit chunk, so a mask becomes a list fast.
 _CHUNK = tuple(tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13)) for s in range(4))
-_DECISIONS = tuple(tuple(52 + i for i in range(5) if m >> i & 1) for m in range(32))
+_DECISIONS = tuple(tuple(52 + i for i in range(11) if m >> i & 1) for m in range(1 << 11))
 
 
 def card_code(card: int) -> str:
@@ -47,22 +54,26 @@ def parse_card(code: str) -> int:
 
 
 def action_name(action: int) -> str:
-    """"TH" for a card, "STAND" etc. for a decision."""
+    """"TH" for a card, "STAND" etc. for a decision, "PASS", "BID_2", "SMUDGE" for the auction's."""
     if 0 <= action < NUM_CARDS:
         return card_code(action)
     if action in DECISION_NAMES:
         return DECISION_NAMES[action]
-    raise ValueError(f"action id {action!r} out of range 0..{NUM_ACTIONS - 1}")
+    if action in BID_NAMES:
+        return BID_NAMES[action]
+    raise ValueError(f"action id {action!r} out of range 0..{ACTION_IDS - 1}")
 
 
 def parse_action(text: str | int) -> int:
-    """Action id from a card code, a decision word or an int id."""
+    """Action id from a card code, a decision or auction word or an int id."""
     if isinstance(text, int) and not isinstance(text, bool):
-        if 0 <= text < NUM_ACTIONS:
+        if 0 <= text < ACTION_IDS:
             return text
-        raise ValueError(f"action id {text} out of range 0..{NUM_ACTIONS - 1}")
+        raise ValueError(f"action id {text} out of range 0..{ACTION_IDS - 1}")
     if isinstance(text, str) and text.upper() in DECISION_IDS:
         return DECISION_IDS[text.upper()]
+    if isinstance(text, str) and text.upper() in BID_IDS:
+        return BID_IDS[text.upper()]
     return parse_card(text)
 
 
@@ -71,7 +82,7 @@ def mask_to_list(mask: int) -> list[int]:
     out = list(_CHUNK[0][mask & 0x1FFF] + _CHUNK[1][mask >> 13 & 0x1FFF] + _CHUNK[2][mask >> 26 & 0x1FFF]
                + _CHUNK[3][mask >> 39 & 0x1FFF])
     if mask >> 52:
-        out += _DECISIONS[mask >> 52 & 31]
+        out += _DECISIONS[mask >> 52 & 0x7FF]
     return out
 
 

@@ -23,12 +23,16 @@ import random
 
 from . import events
 from .cards import (
+    ACTION_IDS,
     BEG,
+    BID_VALUE,
+    BIDS,
     GIVE_ONE,
     JACK,
-    NUM_ACTIONS,
     NUM_CARDS,
+    PASS,
     RUN_PACK,
+    SMUDGE,
     STAND,
     SUITS,
     THROW_IN,
@@ -44,15 +48,17 @@ from .rules import Rules, check_seed, make_rules, side_of
 from .scoring import game_points, hand_awards, high_low_jack, tally
 from .tricks import legal_cards, trick_winner
 
-# Phases
-STAND_OR_BEG, GIVE_OR_RUN, PLAY, OVER = 0, 1, 2, 3
-PHASE_NAMES = ("stand_or_beg", "give_or_run", "play", "over")
+# Phases (BID: the auction presets' bidding, docs/rules.md section 8)
+STAND_OR_BEG, GIVE_OR_RUN, PLAY, OVER, BID = 0, 1, 2, 3, 4
+PHASE_NAMES = ("stand_or_beg", "give_or_run", "play", "over", "bid")
 
 _STAND_BEG = 1 << STAND | 1 << BEG
 _GIVE_RUN = 1 << GIVE_ONE | 1 << RUN_PACK
 
 
 SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
+SET_BACK = 4  # ``events.AWARDS``'s index of the set-back, after High, Low, Jack and Game
+SCORE_FLOOR = 1000  # the lowest score a match may start from in the auction presets is -1000
 
 
 class IllegalActionError(ValueError):
@@ -85,6 +91,7 @@ FIELDS = (
     ("thrown", SHARE, "[]"),  # (seat, cards) thrown into the current trick; replaced, never changed
     ("tricks", COPY, "[]"),  # (plays, thrown, winner) of each finished trick
     ("begged", SHARE, "False"), ("gave_one", SHARE, "False"), ("runs", SHARE, "0"),
+    ("bid", SHARE, "0"), ("bidder", SHARE, "-1"),  # the auction's high bid (5: the smudge) and who holds it
     ("_legal", SHARE, "-1"),  # the legal-action mask, -1 until asked for
 )
 
@@ -153,7 +160,7 @@ class GameState:
 
     # ------------------------------------------------------------------ queries
     def side(self, seat: int) -> int:
-        return side_of(seat, self.n)
+        return side_of(seat, self.n, self.rules.partnerships)
 
     @property
     def hand_no(self) -> int:
@@ -191,7 +198,7 @@ class GameState:
         return mask_to_list(m)
 
     def is_legal(self, action: int) -> bool:
-        return isinstance(action, int) and 0 <= action < 57 and bool(self.legal_mask() >> action & 1)
+        return isinstance(action, int) and 0 <= action < ACTION_IDS and bool(self.legal_mask() >> action & 1)
 
     def _compute_legal(self, hand: int | None = None) -> int:
         ph = self.phase
@@ -203,7 +210,28 @@ class GameState:
             return _STAND_BEG
         if ph == GIVE_OR_RUN:
             return _GIVE_RUN
+        if ph == BID:
+            return self._bid_mask()
         return 0
+
+    def _bid_mask(self) -> int:
+        """The auction's choices for the player to move (docs/rules.md section 8): PASS, unless the dealer is stuck
+        with every other player passed; a bid above the highest so far, from ``min_bid`` to four, or equal to it
+        for the dealer under the dealer's privilege; the smudge, where played, until someone has bid it."""
+        rules, high = self.rules, self.bid
+        dealer = self.current == self.dealer
+        low = max(rules.min_bid, high + 1)
+        if dealer and high and (rules.dealer_privilege == "match" and high <= 4
+                                or rules.dealer_privilege == "four" and high == 4):
+            low = high
+        m = 0
+        for k in range(low, 5):
+            m |= 1 << BIDS[k - 1]
+        if rules.smudge and high < 5:
+            m |= 1 << SMUDGE
+        if not (dealer and high == 0 and rules.all_pass == "stuck"):
+            m |= 1 << PASS
+        return m
 
     def legal_from(self, hand: int) -> int:
         """The legal actions (a mask) the player to move would have now holding exactly the cards ``hand``:
@@ -217,16 +245,25 @@ class GameState:
             return "the match is over: nothing more to play"
         if seat is not None and seat != self.current:
             return f"it is seat {self.current}'s turn, not seat {seat}'s"
-        if not (isinstance(action, int) and 0 <= action < NUM_ACTIONS):
-            return f"{action!r} is not an action: actions are 0 to {NUM_ACTIONS - 1} (see docs/rules.md section 6)"
+        if not (isinstance(action, int) and 0 <= action < ACTION_IDS):
+            return (f"{action!r} is not an action: actions are 0 to {ACTION_IDS - 1} (see docs/rules.md sections 6 "
+                    "and 8)")
         if self.legal_mask() >> action & 1:
             return None
         phase, rules, p = self.phase, self.rules, self.current
+        if phase == BID:
+            return self._why_not_bid(action)
+        if action >= PASS:
+            if not rules.auction:
+                return f"{rules.preset} has no auction: PASS, the bids and the smudge belong to pitch and setback"
+            return "the auction is over: it is time to play a card"
         if phase == STAND_OR_BEG:
             return "the eldest first decides: STAND (the turn-up's suit is trump) or BEG"
         if phase == GIVE_OR_RUN:
             return "after a beg the dealer decides: GIVE_ONE or RUN_PACK"
         if action >= NUM_CARDS and action != THROW_IN:
+            if rules.auction:
+                return f"{rules.preset} has no turn-up: trump is won in the auction"
             if not rules.turnup:
                 return f"{rules.preset} has no trump decision (the first card led sets trump): time to play a card"
             return "trump is settled: it is time to play a card"
@@ -245,6 +282,22 @@ class GameState:
             return f"{led} were led: you must follow suit while holding one"
         return f"{led} were led: you must follow suit or trump (a third suit only when void in {led})"
 
+    def _why_not_bid(self, action: int) -> str:
+        rules, high = self.rules, self.bid
+        if action < PASS:
+            return "the auction comes first: PASS or bid (docs/rules.md section 8)"
+        if action == PASS:
+            return "every other player passed: the dealer is stuck and must bid"
+        if action == SMUDGE:
+            return "the smudge is off in this match" if not rules.smudge else "the smudge has been bid"
+        value = BID_VALUE[action]
+        if value < rules.min_bid:
+            return f"the lowest bid is {rules.min_bid}"
+        if self.current == self.dealer and value == high:
+            return "the dealer may take the high bid only with a bid of four" if rules.dealer_privilege == "four" \
+                else "the dealer may not take the high bid at its value in this match: bid higher or pass"
+        return f"a bid must be higher than the highest so far ({high})"
+
     def hidden_hand(self, seat: int) -> bool:
         """True when ``seat`` may not look at its own hand (Yorkshire: pitcher's partner before the lead)."""
         return (self.rules.hidden_partner and self.phase == PLAY and self.n == 4 and not self.tricks
@@ -258,7 +311,7 @@ class GameState:
             m = self._compute_legal()
         if self.done:
             raise IllegalActionError("the game is over: no action is legal")
-        if not (isinstance(action, int) and 0 <= action < 57 and m >> action & 1):
+        if not (isinstance(action, int) and 0 <= action < ACTION_IDS and m >> action & 1):
             try:
                 name = action_name(action)
             except (ValueError, TypeError):
@@ -275,6 +328,8 @@ class GameState:
             self._play(action)
         elif action == THROW_IN:
             self._throw_in()
+        elif action >= PASS:
+            self._bid(action)
         elif action == STAND:
             self._set_trump_and_play(self.turnup // 13)
         elif action == BEG:
@@ -335,6 +390,22 @@ class GameState:
                 self.voids[p] |= 1 << led
         self.trick.append((p, c))
         self._next_in_trick(p)
+
+    def _bid(self, action: int) -> None:
+        """One call of the auction: a bid takes the lead of it; the dealer's call ends it (docs/rules.md section 8)."""
+        p = self.current
+        if action != PASS:
+            self.bid = BID_VALUE[action]
+            self.bidder = p
+        if p != self.dealer:
+            self.current = (p + 1) % self.n
+        elif self.bidder < 0:  # every player passed, under all_pass="redeal"
+            self._redeal()
+        else:  # the pitcher leads, and the card it leads names trump (``_play``)
+            self.phase = PLAY
+            self.current = self.bidder
+            if self.events is not None:
+                self.events.append(events.contract(self.bidder, self.bid))
 
     def _throw_in(self) -> None:
         p = self.current
@@ -432,6 +503,9 @@ class GameState:
             self.current = self.eldest
             if self._turn_up():
                 self._end_before_play()
+        elif self.rules.auction:
+            self.phase = BID
+            self.current = self.eldest
         else:
             self.phase = PLAY
             self.current = self.eldest
@@ -475,7 +549,8 @@ class GameState:
                 return
 
     def _redeal(self) -> None:
-        """The pack ran out before a new suit turned up: same dealer deals again; points stay."""
+        """The pack ran out before a new suit turned up, or every player passed in an auction with
+        ``all_pass="redeal"``: the same dealer deals again; points stay."""
         redeals = self.redeals + 1
         self._clear_deal()
         self.redeals = redeals
@@ -508,10 +583,7 @@ class GameState:
         winner = tally(awards, self.scores, self.hand_points, self.rules.target, counted)
         if winner is None:
             return False
-        self.done = True
-        self.winner = winner
-        self.phase = OVER
-        self.current = -1
+        self._win(winner)
         return True
 
     def _end_before_play(self) -> None:
@@ -529,12 +601,17 @@ class GameState:
         """High, Low, Jack, Game as (side, points) in the rule order, and the game totals per side."""
         rules, trump = self.rules, self.trump
         side = rules.side
-        holders = [None if x is None else side(x[0]) for x in high_low_jack(self.dealt, trump)]
+        cards = high_low_jack(self.dealt, trump)
+        holders = [None if x is None else side(x[0]) for x in cards]
         jbit = 1 << (trump * 13 + JACK)
         capturer = next((sd for sd in range(rules.sides) if self.captured[sd] & jbit), None)
+        low = holders[1]
+        if rules.low_to == "capturer" and cards[1] is not None:  # section 8: Low to the side that wins it in a trick
+            lbit = 1 << cards[1][1]
+            low = next((sd for sd in range(rules.sides) if self.captured[sd] & lbit), None)
         totals = [game_points(m) for m in self.captured]
         tie = side(self.eldest) if rules.game_tie_to_elder else None
-        return hand_awards(holders[0], holders[1], holders[2], capturer, totals, rules.jack_rule == "hang", tie), totals
+        return hand_awards(holders[0], low, holders[2], capturer, totals, rules.jack_rule == "hang", tie), totals
 
     def categories(self) -> dict:
         """High, Low, Jack and Game of the finished play (side or None, as in ``hand_result``)."""
@@ -544,7 +621,17 @@ class GameState:
         awards, totals = self._hand_awards()
         result = _result(self.trump, awards, totals)
         counted = [] if self.events is not None else None
-        self._award_all(awards, counted)
+        if self.rules.auction:
+            order, made = self._contract(awards)
+            result.update(bidder=self.bidder, bid=self.bid, made=made)
+            got: list[int] = []
+            ended = self._award_all([(sd, pts) for _, sd, pts in order], got)
+            if counted is not None:
+                counted += [order[i][0] for i in got]
+            if made and self.bid == 5 and not ended:  # a smudge made wins the match at once
+                self._win(self.side(self.bidder))
+        else:
+            self._award_all(awards, counted)
         result["points"] = self.hand_points[:]
         self.hand_results += (result,)
         # What the next deal wipes, kept for a frontend: the played hand's tricks and its deal.
@@ -553,6 +640,33 @@ class GameState:
             self.events.append(events.hand_result(self.hand_no - 1, result, self.scores,
                                                   high_low_jack(self.dealt, self.trump), counted))
         self._next_hand()
+
+    def _contract(self, awards) -> tuple[list[tuple[int, int | None, int]], bool]:
+        """The hand's awards as they count after an auction (docs/rules.md section 8), as (award index, side,
+        points) in the order they count (index 4: the set-back), and whether the bidder's side made its bid.
+        Short of its bid, the bidder's side loses the bid instead of what it made; the others keep theirs.
+        ``going_out="bidder"``: the bidder's side counts first; ``"order"``: High, Low, Jack, Game."""
+        b, value = self.side(self.bidder), self.bid
+        if value == 5:  # the smudge: every trick
+            made = all(self.side(w) == b for _, _, w in self.tricks)
+        else:
+            made = sum(pts for sd, pts in awards if sd == b) >= value
+        listed = [(i, sd, pts) for i, (sd, pts) in enumerate(awards)]
+        others = [(i, None if sd == b else sd, pts) for i, sd, pts in listed]
+        if not made:
+            return [(SET_BACK, b, -value)] + others, False
+        mine = [(i, sd if sd == b else None, pts) for i, sd, pts in listed]
+        if value == 5:  # the smudge made wins the match: only the bidder's side counts
+            return mine, True
+        if self.rules.going_out == "order":
+            return listed, True
+        return mine + others, True
+
+    def _win(self, side: int) -> None:
+        self.done = True
+        self.winner = side
+        self.phase = OVER
+        self.current = -1
 
     def _next_hand(self) -> None:
         """After a hand: the end of a one-hand episode or of the match, else the next deal."""
@@ -610,10 +724,11 @@ class GameState:
                             self.rules.deck)
 
     def match_rewards(self) -> list[float]:
-        """Per-seat reward at the end of a match: +1 winners, -1 losers (-0.5 each with 3 players)."""
+        """Per-seat reward at the end of a match: +1 winners, and the losing sides share -1 (-0.5 each of two,
+        -1/3 each of three), so the rewards of the sides add up to zero."""
         if self.winner is None:
             return [0.0] * self.n
-        lose = -0.5 if self.n == 3 else -1.0
+        lose = -1.0 / (self.sides - 1)
         return [1.0 if self.side(s) == self.winner else lose for s in range(self.n)]
 
     def points_rewards(self, points: list[int]) -> list[float]:
@@ -641,9 +756,10 @@ def _result(trump: int, awards, totals: list[int]) -> dict:
 def _check_scores(scores, rules: Rules) -> list[int]:
     if not isinstance(scores, (list, tuple)) or len(scores) != rules.sides:
         raise ValueError(f"scores must be a list of {rules.sides} ints (one per side), got {scores!r}")
+    low = -SCORE_FLOOR if rules.auction else 0  # a side set back may go below nothing (section 8)
     for v in scores:
-        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < rules.target:
-            raise ValueError(f"each score must be an int from 0 to {rules.target - 1} (target {rules.target}), "
+        if not isinstance(v, int) or isinstance(v, bool) or not low <= v < rules.target:
+            raise ValueError(f"each score must be an int from {low} to {rules.target - 1} (target {rules.target}), "
                              f"got {scores!r}")
     return list(scores)
 

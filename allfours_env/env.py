@@ -64,7 +64,7 @@ from .cards import NUM_ACTIONS
 from .engine import GameState
 from .observation import OBS_SIZE, STATE_SIZE, encode, encode_state
 from .render import render_rgb, render_text
-from .rules import check_seed, make_rules
+from .rules import check_seed, check_supported, make_rules
 from .view import seat_view
 
 RESET_OPTIONS = ("deal", "scores")
@@ -86,6 +86,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def __init__(self, preset: str = "yorkshire", render_mode: str | None = None, **options):
         super().__init__()
         self.rules = make_rules(preset, **options)
+        check_supported(self.rules, "the PettingZoo env")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode

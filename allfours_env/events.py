@@ -13,6 +13,9 @@ An event is a small JSON-ready dict (cards as codes, seats and sides as ints) wh
   and the kicks stay;
 * ``decision`` ``{seat, action}``: STAND, BEG, GIVE_ONE (with ``points`` 1 and the begging ``side``)
   or RUN_PACK;
+* ``bid`` ``{seat, action, bid}``: a call of the auction (docs/rules.md section 8): PASS (``bid`` 0), BID_k
+  (``bid`` k) or SMUDGE (5);
+* ``contract`` ``{seat, bid}``: the auction is over; ``seat`` pitches for ``bid``;
 * ``play`` ``{seat, card}``: a card played, with ``trump`` when that card set trump (the Yorkshire pitch);
 * ``throw_in`` ``{seat, cards}``: a whole hand thrown into the trick;
 * ``trick`` ``{winner, plays, thrown_in}``: a trick is complete and ``winner`` won it;
@@ -29,9 +32,10 @@ while nobody records them (``GameState.events`` is None): the engine's hot path 
 
 from __future__ import annotations
 
-from .cards import DECISION_NAMES, NUM_CARDS, THROW_IN, card_code, codes
+from .cards import BID_NAMES, BID_VALUE, DECISION_NAMES, NUM_CARDS, THROW_IN, card_code, codes
 
-EVENT_TYPES = ("deal", "turnup", "redeal", "decision", "play", "throw_in", "trick", "hand_result", "match_over")
+EVENT_TYPES = ("deal", "turnup", "redeal", "decision", "bid", "contract", "play", "throw_in", "trick", "hand_result",
+               "match_over")
 
 
 def move(seat: int, action: int, hand: int) -> dict:
@@ -40,7 +44,14 @@ def move(seat: int, action: int, hand: int) -> dict:
         return {"type": "play", "seat": seat, "card": card_code(action)}
     if action == THROW_IN:
         return {"type": "throw_in", "seat": seat, "cards": codes(hand)}
+    if action in BID_NAMES:
+        return {"type": "bid", "seat": seat, "action": BID_NAMES[action], "bid": BID_VALUE.get(action, 0)}
     return {"type": "decision", "seat": seat, "action": DECISION_NAMES[action]}
+
+
+def contract(seat: int, bid: int) -> dict:
+    """The auction is over: ``seat`` pitches and its side must make ``bid`` points (5: the smudge)."""
+    return {"type": "contract", "seat": seat, "bid": bid}
 
 
 def trick(plays, thrown, winner: int) -> dict:
@@ -61,7 +72,7 @@ def redeal(dealer: int) -> dict:
     return {"type": "redeal", "dealer": dealer}
 
 
-AWARDS = ("high", "low", "jack", "game")  # the order they count in (docs/rules.md section 5)
+AWARDS = ("high", "low", "jack", "game", "set_back")  # the order they count in (docs/rules.md sections 5 and 8)
 
 
 def hand_result(hand_no: int, result: dict, scores: list[int], cards=(None, None, None),
@@ -79,4 +90,5 @@ def match_over(winner: int | None, scores: list[int]) -> dict:
     return {"type": "match_over", "winner": winner, "scores": list(scores)}
 
 
-__all__ = ["AWARDS", "EVENT_TYPES", "deal", "hand_result", "match_over", "move", "redeal", "trick", "turnup"]
+__all__ = ["AWARDS", "EVENT_TYPES", "contract", "deal", "hand_result", "match_over", "move", "redeal", "trick",
+           "turnup"]

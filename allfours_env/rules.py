@@ -16,9 +16,9 @@ HAND_SIZE = 6  # cards dealt to each seat (docs/rules.md section 2)
 RUN_SIZE = 3  # cards more to each seat per run of the pack (docs/rules.md section 3)
 
 
-def side_of(seat: int, players: int) -> int:
-    """The side a seat plays for: with four players the partnerships ``seat % 2``, else the seat itself."""
-    return seat % 2 if players == 4 else seat
+def side_of(seat: int, players: int, partnerships: bool = True) -> int:
+    """The side a seat plays for: with four players in partnerships ``seat % 2``, else the seat itself."""
+    return seat % 2 if players == 4 and partnerships else seat
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,20 @@ class Rules:
     ranks: str = RANKS
     hand_cards: int = HAND_SIZE
     run_out: str = "redeal"
+    # Four players play as two partnerships (False: each for themselves, Auction Pitch's default).
+    partnerships: bool = True
+    # The auction presets (docs/rules.md section 8): trump is won in one round of bidding, and the pitcher's
+    # first lead names it. ``min_bid`` the lowest bid; ``dealer_privilege`` "none", "match" (the dealer may take
+    # the high bid at its value) or "four" (only a bid of four); ``all_pass`` "stuck" (the dealer must bid) or
+    # "redeal"; ``low_to`` "holder" or "capturer"; ``going_out`` "bidder" (the bidder's side counts first) or
+    # "order" (points count in the order High, Low, Jack, Game); ``smudge``: a bid to take all six tricks.
+    auction: bool = False
+    min_bid: int = 2
+    dealer_privilege: str = "none"
+    all_pass: str = "stuck"
+    low_to: str = "holder"
+    going_out: str = "bidder"
+    smudge: bool = False
     deck: int = field(init=False, repr=False, compare=False)  # the pack as a card mask
     cards: tuple = field(init=False, repr=False, compare=False)  # the pack's card ids, ascending
 
@@ -53,10 +67,10 @@ class Rules:
 
     @property
     def sides(self) -> int:
-        return 2 if self.players == 4 else self.players
+        return 2 if self.players == 4 and self.partnerships else self.players
 
     def side(self, seat: int) -> int:
-        return side_of(seat, self.players)
+        return side_of(seat, self.players, self.partnerships)
 
     @property
     def family(self) -> str:
@@ -94,6 +108,8 @@ class Rules:
                "reward": self.reward, "episode": self.episode, "low_cut_deals": self.low_cut_deals}
         if not self.full_deck or self.hand_cards != HAND_SIZE or self.run_out != "redeal":  # full decks: as before
             out.update(suits=self.suits, ranks=self.ranks, hand_cards=self.hand_cards, run_out=self.run_out)
+        if self.auction:
+            out.update({k: getattr(self, k) for k in AUCTION_OPTIONS})
         return out
 
 
@@ -120,20 +136,45 @@ MINI_PRESETS = {
     "mini3x3": replace(PRESETS[MINI_BASE], preset="mini3x3", suits=3, ranks="2JA", hand_cards=3, **_MINI),
 }
 ALL_PRESETS = {**PRESETS, **MINI_PRESETS}
-ALLOWED_PLAYERS = {"yorkshire": (4,), "traditional": (2, 3, 4), "seven_up": (2,), **{m: (2,) for m in MINI_PRESETS}}
+# All Fours' descendants with an auction (docs/rules.md section 8). So far the engine (``GameState``) plays them;
+# the env, the batched engine, the observation and the agents refuse them (``check_supported``).
+_AUCTION = dict(turnup=False, kicks={}, jack_rule="capture", game_tie_to_elder=False, first_dealer="cut",
+                low_cut_deals=False, hidden_partner=False, must_follow_suit=False, throw_in=False, reward="match",
+                episode="match", auction=True)
+AUCTION_PRESETS = {
+    "pitch": Rules(preset="pitch", players=4, target=7, partnerships=False, min_bid=2, dealer_privilege="none",
+                   all_pass="stuck", low_to="holder", going_out="bidder", smudge=False, **_AUCTION),
+    "setback": Rules(preset="setback", players=4, target=11, partnerships=True, min_bid=2, dealer_privilege="match",
+                     all_pass="redeal", low_to="capturer", going_out="bidder", smudge=False, **_AUCTION),
+}
+ENGINE_PRESETS = {**ALL_PRESETS, **AUCTION_PRESETS}
+ALLOWED_PLAYERS = {"yorkshire": (4,), "traditional": (2, 3, 4), "seven_up": (2,), **{m: (2,) for m in MINI_PRESETS},
+                   "pitch": (2, 3, 4), "setback": (4,)}
 OPTION_NAMES = ("players", "target", "must_follow_suit", "throw_in", "reward", "episode", "low_cut_deals")
 DECK_OPTIONS = ("suits", "ranks", "hand_cards", "run_out")  # the pack (section 7)
-RULE_OPTIONS = OPTION_NAMES + DECK_OPTIONS
+# The auction presets' own options (section 8), refused for the others.
+AUCTION_OPTIONS = ("min_bid", "dealer_privilege", "all_pass", "low_to", "going_out", "smudge", "partnerships")
+RULE_OPTIONS = OPTION_NAMES + DECK_OPTIONS + AUCTION_OPTIONS
+_AUCTION_CHOICES = {"dealer_privilege": ("none", "match", "four"), "all_pass": ("stuck", "redeal"),
+                    "low_to": ("holder", "capturer"), "going_out": ("bidder", "order")}
+
+
+def check_supported(rules: Rules, what: str) -> None:
+    """ValueError, one line, for an auction preset where ``what`` (the env, the batched engine, ...) does not
+    take it yet: only the engine plays them so far."""
+    if rules.auction:
+        raise ValueError(f"preset {rules.preset!r} is played by the engine (GameState) only so far: {what} does "
+                         "not take the auction presets yet")
 
 
 def make_rules(preset: str = "yorkshire", **options) -> Rules:
     """The rules of ``preset`` with ``options`` applied; ValueError on anything unknown or invalid."""
     if isinstance(preset, Rules):
         base = preset
-    elif preset not in ALL_PRESETS:
-        raise ValueError(f"unknown preset {preset!r}: choose one of {sorted(ALL_PRESETS)}")
+    elif preset not in ENGINE_PRESETS:
+        raise ValueError(f"unknown preset {preset!r}: choose one of {sorted(ENGINE_PRESETS)}")
     else:
-        base = ALL_PRESETS[preset]
+        base = ENGINE_PRESETS[preset]
     unknown = sorted(set(options) - set(RULE_OPTIONS))
     if unknown:
         raise ValueError(f"unknown option(s) {unknown}: valid options are {list(RULE_OPTIONS)}")
@@ -148,6 +189,7 @@ def make_rules(preset: str = "yorkshire", **options) -> Rules:
         o["reward"] = "points"
     rules = replace(base, **o)
     _check_pack(rules)
+    _check_auction(rules, o)
     return rules
 
 
@@ -183,6 +225,24 @@ def _check_pack(rules: Rules) -> None:
                          f"include J, got {rules.ranks!r}")
 
 
+def _check_auction(rules: Rules, options: dict) -> None:
+    """One ValueError for an auction option given where it does not apply."""
+    given = [k for k in AUCTION_OPTIONS if k in options]
+    if given and not rules.auction:
+        raise ValueError(f"option {given[0]} belongs to the auction presets ({', '.join(AUCTION_PRESETS)}), not to "
+                         f"{rules.preset!r}")
+    if "partnerships" in options and rules.players != 4:
+        raise ValueError(f"option partnerships needs 4 players, got {rules.players}")
+    if rules.preset == "setback" and not rules.partnerships:
+        raise ValueError("setback is played in fixed partnerships: partnerships must stay true")
+    if not rules.auction:
+        return
+    foreign = [k for k in ("throw_in", *DECK_OPTIONS) if k in options]
+    if foreign:
+        raise ValueError(f"option {foreign[0]} does not apply to {rules.preset!r} (the whole pack, six cards each, "
+                         "no throwing in)")
+
+
 def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
@@ -205,13 +265,15 @@ def check_seed(seed, what: str = "seed", none: bool = True) -> int | None:
 # The kind of each option's value, as ``parse_rule_options`` reads it from text.
 _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False, "1": True, "0": False}
 _OPTION_KINDS = {"players": int, "target": int, "must_follow_suit": bool, "throw_in": bool, "reward": str,
-                 "episode": str, "low_cut_deals": bool, "suits": int, "ranks": str, "hand_cards": int, "run_out": str}
+                 "episode": str, "low_cut_deals": bool, "suits": int, "ranks": str, "hand_cards": int, "run_out": str,
+                 "min_bid": int, "dealer_privilege": str, "all_pass": str, "low_to": str, "going_out": str,
+                 "smudge": bool, "partnerships": bool}
 
 
 def check_rule_option(name: str, value, preset: str | Rules | None = None) -> None:
     """ValueError unless ``value`` is a valid value of rule option ``name`` (for ``preset``, where given:
     its player counts, whether it cuts for deal)."""
-    base = preset if isinstance(preset, Rules) else ALL_PRESETS.get(preset) if preset is not None else None
+    base = preset if isinstance(preset, Rules) else ENGINE_PRESETS.get(preset) if preset is not None else None
     if name not in RULE_OPTIONS:
         raise ValueError(f"unknown option(s) {[name]}: valid options are {list(RULE_OPTIONS)}")
     if name == "players":  # the counts allowed are the preset's
@@ -237,6 +299,13 @@ def check_rule_option(name: str, value, preset: str | Rules | None = None) -> No
         raise ValueError(f"hand_cards must be an int from 1 to 12, got {value!r}")
     elif name == "run_out" and value not in ("redeal", "void"):
         raise ValueError(f"run_out must be 'redeal' or 'void', got {value!r}")
+    elif name in AUCTION_OPTIONS and base is not None and not base.auction:
+        raise ValueError(f"option {name} belongs to the auction presets ({', '.join(AUCTION_PRESETS)}), not to "
+                         f"{base.preset!r}")
+    elif name == "min_bid" and (not _is_int(value) or value not in (1, 2)):
+        raise ValueError(f"min_bid must be 1 or 2, got {value!r}")
+    elif name in _AUCTION_CHOICES and value not in _AUCTION_CHOICES[name]:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, _AUCTION_CHOICES[name]))}, got {value!r}")
 
 
 def parse_rule_options(items, preset: str | Rules | None = None) -> dict:

@@ -44,7 +44,7 @@ from gymnasium import spaces
 from allfours_env import NUM_ACTIONS, OBS_SIZE, GameState, encode
 from allfours_env.engine import IllegalActionError
 from allfours_env.render import render_rgb, render_text
-from allfours_env.rules import RULE_OPTIONS, Rules, check_seed, make_rules
+from allfours_env.rules import RULE_OPTIONS, Rules, check_seed, check_supported, make_rules
 from allfours_env.vector import mix64, twin_state
 
 from ..base import Agent
@@ -61,6 +61,7 @@ def resolve(preset: str, opponent, partner, seat, options: dict) -> tuple[Rules,
     if unknown:
         raise ValueError(f"unknown option(s) {unknown} for allfours {preset}: valid are {[*ARGUMENTS, *RULE_OPTIONS]}")
     rules = make_rules(preset, **options)
+    check_supported(rules, "the Gymnasium env")
     n = rules.players
     if isinstance(seat, str):
         if seat != "random":

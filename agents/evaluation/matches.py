@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 
 from allfours_env import GameState, make_rules
-from allfours_env.rules import ALL_PRESETS, Rules
+from allfours_env.rules import ENGINE_PRESETS, Rules
 
 from ..base import Agent, check_turn
 from ..spec import AgentSpec, expect_spec
@@ -78,14 +78,16 @@ class Task:
     rules: Rules | None = None
 
 
-def seatings(players: int) -> list[tuple[int, ...]]:
-    """Seat assignments of a duplicate group: 0 = agent A, 1 = agent B."""
-    if players == 4:
+def seatings(players: int, partnerships: bool = True) -> list[tuple[int, ...]]:
+    """Seat assignments of a duplicate group: 0 = agent A, 1 = agent B. Two sides: A on each side in turn;
+    each for themselves (three players, or four without partnerships: pitch): A in each seat in turn, B in
+    the others."""
+    if players == 4 and partnerships:
         return [(0, 1, 0, 1), (1, 0, 1, 0)]
     if players == 2:
         return [(0, 1), (1, 0)]
-    if players == 3:
-        return [(0, 1, 1), (1, 0, 1), (1, 1, 0)]
+    if players in (3, 4):
+        return [tuple(0 if s == a else 1 for s in range(players)) for a in range(players)]
     raise ValueError(f"unsupported number of players {players}")
 
 
@@ -95,12 +97,12 @@ def make_tasks(pairs: list[tuple], preset: str, matches: int, seed: int, options
     ``preset`` with ``options``, made by the caller (default: made here)."""
     if rules is None:
         rules = make_rules(preset, **(options or {}))
-    group = len(seatings(rules.players))
+    group = len(seatings(rules.players, rules.partnerships))
     if not isinstance(matches, int) or matches < group or matches % group:
         raise ValueError(f"matches must be a positive multiple of {group} for {preset!r} with {rules.players} "
                          f"players (each deal is played {group} times), got {matches!r}")
     # Options at the preset's own value (``--players 4`` on traditional) do not change the deals.
-    base = ALL_PRESETS[preset]
+    base = ENGINE_PRESETS[preset]
     opts = tuple(sorted((k, v) for k, v in (options or {}).items() if getattr(base, k) != v))
     tasks = []
     for p, (a, b) in enumerate(pairs):
@@ -109,7 +111,7 @@ def make_tasks(pairs: list[tuple], preset: str, matches: int, seed: int, options
             # Agents are seeded from the deal and their seats alone (play_match): never from the pairing's
             # place in the schedule, so a pairing plays the same on every board and in a lone eval.
             agent_seed = derive_seed(seed, preset, opts, "agents", d)
-            for v, seating in enumerate(seatings(rules.players)):
+            for v, seating in enumerate(seatings(rules.players, rules.partnerships)):
                 tasks.append(Task(p, d, v, preset, opts, (a, b), seating, game_seed, agent_seed, rules))
     return tasks
 

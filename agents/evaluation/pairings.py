@@ -40,7 +40,7 @@ def evaluate_pairings(pairs: list[tuple], preset: str = "yorkshire", matches: in
             build_agent(entries[label], rules)  # fail fast, with a clear message, before any work
     pairs = [tuple(x.label if isinstance(x, AgentSpec) else x for x in p) for p in pairs]
     all_pairs = list(pairs)
-    if rules.players == 3 and both_ways:  # both directions need their own matches
+    if rules.sides > 2 and both_ways:  # each for themselves: both directions need their own matches
         all_pairs += [(b, a) for a, b in pairs if (b, a) not in pairs]
     tasks = make_tasks([(entries[a], entries[b]) for a, b in all_pairs], preset, matches, seed, options, rules)
     head = {"preset": preset, "players": rules.players, "seed": seed, "matches_per_pairing": matches,

@@ -86,7 +86,7 @@ def summarize(tasks: list[Task], results: list[dict], pairs: list[tuple[str, str
         a, b = pairs[t.pairing]
         fwd = rows.setdefault((t.pairing, 0), PairingResult(a, b, preset, players))
         _add(fwd, t.deal, r["a_won"], r["points"][r["a_side"]], _others(r["points"], r["a_side"]), r["hands"])
-        if players != 3:
+        if len(r["points"]) == 2:  # two sides: the mirror row is B's
             rev = rows.setdefault((t.pairing, 1), PairingResult(b, a, preset, players))
             b_side = 1 - r["a_side"]
             _add(rev, t.deal, r["winner"] == b_side, r["points"][b_side], r["points"][r["a_side"]], r["hands"])

@@ -110,7 +110,7 @@ def match_equity(name: str, target: int) -> MatchEquity:
 
 def equity_for_rules(rules) -> MatchEquity | None:
     """The match equity table for these rules, or None where it does not apply: three sides, one-hand
-    episodes (no match to win), targets over ``EQUITY_MAX_TARGET``."""
-    if rules.sides != 2 or rules.episode != "match" or rules.target > EQUITY_MAX_TARGET:
-        return None
+    episodes (no match to win), targets over ``EQUITY_MAX_TARGET``, the auction presets."""
+    if rules.sides != 2 or rules.episode != "match" or rules.target > EQUITY_MAX_TARGET or rules.auction:
+        return None  # (the auction presets: scores below zero are off the table's grid)
     return match_equity(hand_distribution_name(rules), rules.target)

@@ -28,6 +28,11 @@ shown, turn-ups, the score) and follows the usual All Fours wisdom:
   and tens and its trumps.
 * Yorkshire throw-in: throws a worthless hand in when its partner plays on and is winning the
   trick (never into an opponent's trick).
+* The auction (pitch, setback; docs/rules.md section 8): for each suit it counts the points it expects
+  with that suit as trump (``expected_points``: High from its ace, king or queen; Low from its two, three or
+  four, less when Low goes to the capturer; Jack from its jack, better guarded; Game from its trumps and
+  tens), bids the highest legal bid not above the best suit's count rounded to the nearest point, else
+  passes (stuck, the lowest bid), and as pitcher leads that suit: its ace, else its lowest trump but the jack.
 """
 
 from __future__ import annotations
@@ -36,9 +41,11 @@ from allfours_env import GameState
 from allfours_env.cards import (
     ACE,
     BEG,
+    BID_VALUE,
     CARD_GAME_VALUE,
     GIVE_ONE,
     JACK,
+    PASS,
     RUN_PACK,
     SIX,
     STAND,
@@ -47,7 +54,7 @@ from allfours_env.cards import (
     THROW_IN,
     mask_to_list,
 )
-from allfours_env.engine import GIVE_OR_RUN, STAND_OR_BEG
+from allfours_env.engine import BID, GIVE_OR_RUN, STAND_OR_BEG
 from allfours_env.tricks import card_key, top_key
 
 from ..base import Agent
@@ -74,6 +81,29 @@ def trump_strength(hand: int, suit: int) -> float:
     return s
 
 
+# The auction's count (``expected_points``): High by the top trump held, Low by the lowest, per rank 2..A.
+_HIGH_ODDS = {ACE: 1.0, 12 - 1: 0.5, 12 - 2: 0.25}  # A, K, Q
+_LOW_ODDS = {0: 0.9, 1: 0.6, 2: 0.35}  # 2, 3, 4
+
+
+def expected_points(hand: int, suit: int, low_to_capturer: bool = False) -> float:
+    """Points of High, Low, Jack and Game that ``hand`` expects with ``suit`` as trump, for the auction (a stated
+    rule, not a search): High 1 with the ace, 0.5 with the king, 0.25 with the queen as the top trump; Low 0.9,
+    0.6, 0.35 with the two, three, four as the lowest (two thirds of that when Low goes to the capturer); Jack 0.5
+    with the jack, plus 0.15 for each higher trump held, at most 0.9; Game 0.2, plus 0.1 a trump beyond two and
+    0.15 a ten held, at most 0.8."""
+    trumps = hand & SUIT_MASK[suit]
+    if not trumps:
+        return 0.0
+    top, bottom = (trumps.bit_length() - 1) % 13, ((trumps & -trumps).bit_length() - 1) % 13
+    points = _HIGH_ODDS.get(top, 0.0) + _LOW_ODDS.get(bottom, 0.0) * (2 / 3 if low_to_capturer else 1.0)
+    if trumps >> (suit * 13 + JACK) & 1:
+        points += min(0.9, 0.5 + 0.15 * (trumps >> (suit * 13 + JACK + 1)).bit_count())
+    tens = sum(hand >> (s * 13 + TEN) & 1 for s in range(4))
+    points += min(0.8, 0.2 + 0.1 * max(0, trumps.bit_count() - 2) + 0.15 * tens)
+    return points
+
+
 class HeuristicAgent(Agent):
     name = "heuristic"
     # Tunable constants (subclasses may change them).
@@ -94,6 +124,8 @@ class HeuristicAgent(Agent):
             return self._stand_or_beg(state, seat)
         if state.phase == GIVE_OR_RUN:
             return self._give_or_run(state, seat)
+        if state.phase == BID:
+            return self._bid(state, seat, legal)
         if THROW_IN in legal and self._throw_in(state, seat):
             return THROW_IN
         cards = [a for a in legal if a < 52]
@@ -140,6 +172,20 @@ class HeuristicAgent(Agent):
             return GIVE_ONE
         return GIVE_ONE if strength >= threshold else RUN_PACK
 
+    def _best_suit(self, state: GameState, hand: int) -> tuple[float, int]:
+        """(expected points, suit) of the suit the auction would pitch (the higher suit of equals)."""
+        capturer = state.rules.low_to == "capturer"
+        return max((expected_points(hand, s, capturer), s) for s in range(4) if hand & SUIT_MASK[s])
+
+    def _bid(self, state: GameState, seat: int, legal: list[int]) -> int:
+        """The auction: the highest legal bid up to the best suit's count rounded (module doc), else PASS."""
+        count, _ = self._best_suit(state, state.hands[seat])
+        bids = [a for a in legal if a != PASS and BID_VALUE[a] <= 4]
+        afford = [a for a in bids if BID_VALUE[a] <= int(count + 0.5)]
+        if afford:
+            return max(afford, key=lambda a: BID_VALUE[a])
+        return PASS if PASS in legal else min(bids, key=lambda a: BID_VALUE[a])
+
     # ------------------------------------------------------------------ knowledge helpers
     @staticmethod
     def _possible(state: GameState, seat: int, q: int, unseen: int) -> int:
@@ -163,7 +209,7 @@ class HeuristicAgent(Agent):
     def _lead(self, state: GameState, seat: int, cards: list[int]) -> int:
         hand = state.hands[seat]
         if state.trump < 0:
-            return self._pitch(hand, cards)
+            return self._pitch_bid(state, hand, cards) if state.rules.auction else self._pitch(hand, cards)
         trump = state.trump
         tm = SUIT_MASK[trump]
         unseen = state.unseen_cards(seat)
@@ -275,6 +321,14 @@ class HeuristicAgent(Agent):
         if low:
             return min(low)
         return max(own)
+
+    def _pitch_bid(self, state: GameState, hand: int, cards: list[int]) -> int:
+        """The auction's pitcher names the suit it bid on: its ace, else its lowest trump that is not the jack."""
+        _, suit = self._best_suit(state, hand)
+        own = [c for c in cards if c // 13 == suit]
+        if any(c % 13 == ACE for c in own):
+            return suit * 13 + ACE
+        return min(own, key=lambda c: (c % 13 == JACK, c % 13))
 
     # ------------------------------------------------------------------ following
     def _follow(self, state: GameState, seat: int, cards: list[int]) -> int:

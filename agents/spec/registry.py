@@ -30,6 +30,8 @@ from __future__ import annotations
 import importlib
 import inspect
 
+from allfours_env.rules import AUCTION_PRESETS
+
 from ..adapters.sb3_agent import SB3Agent
 from ..base import Agent
 from ..players.best_response import BestResponseAgent
@@ -40,6 +42,8 @@ from ..players.playout import NetworkPlayout
 from ..players.random_agent import RandomAgent
 from ..players.search import SearchAgent
 from .grammar import EXPERIMENTAL, OPTIONS, AgentSpec, check_seats, expect_spec
+
+AUCTION_AGENTS = ("heuristic", "random", "search")  # the players that play the auction presets so far
 
 
 def _ismcts(**params) -> Agent:
@@ -84,6 +88,12 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
     if isinstance(spec, Agent):
         return spec
     spec = AgentSpec.parse(spec)
+    if preset in AUCTION_PRESETS and spec.name not in AUCTION_AGENTS:
+        raise ValueError(f"agent {spec.label!r} does not play the auction presets ({', '.join(AUCTION_PRESETS)}) yet: "
+                         f"{', '.join(AUCTION_AGENTS)} do (docs/rules.md section 8)")
+    if preset in AUCTION_PRESETS and getattr(spec.options.get("playout"), "name", "heuristic") != "heuristic":
+        raise ValueError("search plays the auction presets with heuristic playouts only so far (no network plays "
+                         "them yet)")
     if spec.is_network:
         agent = load_network(spec, players=players, game=preset)
         if seed is not None:

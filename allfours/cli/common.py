@@ -19,6 +19,7 @@ from allfours.arguments import (  # noqa: F401 (the commands' argument types, re
     input_file,
     nonnegative_int,
     output_file,
+    played_preset,
     port,
     positive_float,
     positive_int,

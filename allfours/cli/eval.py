@@ -55,7 +55,7 @@ REPORT_KEYS = ("preset", "players", "seed", "matches_per_pairing", "results", "r
 def build_parser() -> argparse.ArgumentParser:
     description, epilog = help_text(__doc__ or PROG, PROG)  # no docstring under python -OO
     p = Parser(prog=PROG, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_rule_arguments(p)
+    add_rule_arguments(p, auction=True)
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
                    help="agent specs: random, heuristic, search, search:worlds=64, guided, a checkpoint path, "
                         "bot:<name> (yorkshire, traditional, traditional_2p, seven_up); docs/agents.md")
@@ -100,7 +100,7 @@ def check(args) -> tuple:
     """Every argument before any match: (the agents' specs, the game's rules, the rule options given), or
     ``UsageError`` naming the argument. Each agent is built here once, for the matches this process plays."""
     rules, options = rules_from_args(args)
-    group = len(seatings(rules.players))
+    group = len(seatings(rules.players, rules.partnerships))
     if args.matches % group:
         raise UsageError(f"must be a positive multiple of {group} for {args.preset!r} with {rules.players} players "
                          f"(each deal is played {group} times), got {args.matches}", "--matches")

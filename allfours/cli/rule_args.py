@@ -10,19 +10,30 @@ from __future__ import annotations
 
 import argparse
 
-from allfours_env.rules import OPTION_NAMES, PRESETS, Rules, check_rule_option, make_rules, parse_rule_options
+from allfours_env.rules import (
+    AUCTION_OPTIONS,
+    AUCTION_PRESETS,
+    OPTION_NAMES,
+    PRESETS,
+    Rules,
+    check_rule_option,
+    make_rules,
+    parse_rule_options,
+)
 
-from .common import UsageError, positive_int, preset
+from .common import UsageError, played_preset, positive_int, preset
 
-OTHERS = [n for n in OPTION_NAMES if n not in ("players", "target")]
+OTHERS = [n for n in OPTION_NAMES + AUCTION_OPTIONS if n not in ("players", "target")]
 RULE_HELP = (f"any other rule option, repeatable: {', '.join(OTHERS)} (true/false for the yes-or-no ones; as a "
              "training config's rules.KEY=VALUE)")
 
 
-def add_rule_arguments(p: argparse.ArgumentParser, *, default_preset: str = "yorkshire") -> None:
-    """``--preset``, ``--players``, ``--target`` and ``--rule`` on parser ``p``."""
-    p.add_argument("--preset", type=preset, default=default_preset,
-                   help=f"one of {', '.join(PRESETS)} (default {default_preset})")
+def add_rule_arguments(p: argparse.ArgumentParser, *, default_preset: str = "yorkshire", auction: bool = False) -> None:
+    """``--preset``, ``--players``, ``--target`` and ``--rule`` on parser ``p``; with ``auction``, ``--preset``
+    also takes the auction presets (pitch, setback)."""
+    names = [*PRESETS, *AUCTION_PRESETS] if auction else list(PRESETS)
+    p.add_argument("--preset", type=played_preset if auction else preset, default=default_preset,
+                   help=f"one of {', '.join(names)} (default {default_preset})")
     p.add_argument("--players", type=positive_int, default=None,
                    help="players, where the preset allows (traditional 2-4)")
     p.add_argument("--target", type=positive_int, default=None, help="points to win (default: the preset's)")

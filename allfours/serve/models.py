@@ -12,9 +12,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from allfours_env import PRESETS
-from allfours_env.engine import PHASE_NAMES
+from allfours_env.engine import BID, PHASE_NAMES
 from allfours_env.replay import MAX_DECISIONS, MAX_TRICKS
 from allfours_env.rules import ALLOWED_PLAYERS, OPTION_NAMES
+
+SERVED_PHASES = tuple(p for i, p in enumerate(PHASE_NAMES) if i != BID)  # the auction presets are not served yet
 
 # The largest integer a JSON client (a browser's Number) holds exactly: seeds and sequence numbers stay below it,
 # so that the OpenAPI description's bound is the one the server enforces, in every language.
@@ -122,7 +124,7 @@ class ActRequest(_Strict):
     players: int | None = Field(None, ge=2, le=4)
     side: int | None = None
     eldest: int | None = None
-    phase: Literal[PHASE_NAMES] | None = None
+    phase: Literal[SERVED_PHASES] | None = None
     to_move: int | None = None
     target: int | None = None
     hand_hidden: bool | None = None
@@ -286,7 +288,8 @@ class MatchEvent(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     seq: int
-    type: Literal["deal", "turnup", "decision", "play", "throw_in", "trick", "redeal", "hand_result", "match_over"]
+    type: Literal["deal", "turnup", "decision", "bid", "contract", "play", "throw_in", "trick", "redeal", "hand_result",
+                  "match_over"]
 
 
 class CreateMatchResponse(BaseModel):

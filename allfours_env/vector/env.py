@@ -14,7 +14,7 @@ from gymnasium import spaces
 from ..cards import NUM_ACTIONS, NUM_CARDS, SUITS, action_name, card_code
 from ..engine import PHASE_NAMES, GameState, IllegalActionError
 from ..observation import OBS_SIZE
-from ..rules import make_rules
+from ..rules import check_supported, make_rules
 from .bits import ONE, U64, relabel_cards
 from .encode import Encoder
 from .games import Games, points_rewards
@@ -39,6 +39,7 @@ class VectorEnv:
 
     def __init__(self, preset: str = "yorkshire", num_envs: int = 1, *, observations: bool = True, **options):
         self.rules = make_rules(preset, **options)
+        check_supported(self.rules, "the batched engine")
         if not _is_int(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if not isinstance(observations, bool):

@@ -14,17 +14,22 @@ import numpy as np
 
 from ..cards import (
     ABOVE_NINE,
+    ACTION_IDS,
     BEG,
+    BID_VALUE,
+    BIDS,
     GAME_VALUE,
     GIVE_ONE,
     JACK,
+    PASS,
     RUN_PACK,
+    SMUDGE,
     STAND,
     SUIT_MASK,
     THROW_IN,
 )
 from ..deal import stock_layout
-from ..engine import GIVE_OR_RUN, OVER, PLAY, STAND_OR_BEG
+from ..engine import BID, GIVE_OR_RUN, OVER, PLAY, STAND_OR_BEG
 from ..rules import Rules
 from .bits import ONE, U64, shl
 from .deal import first_dealers, shuffled_deal
@@ -36,10 +41,13 @@ _ANY = _CHUNK_BITS.any(1)
 _TOP = np.where(_ANY, 12 - np.argmax(_CHUNK_BITS[:, ::-1], 1), -1)  # highest rank in a chunk, -1: none
 _BOT = np.where(_ANY, np.argmax(_CHUNK_BITS, 1), 13)  # lowest rank, 13: none
 _POINTS = _CHUNK_BITS @ np.array(GAME_VALUE)  # card points (towards Game) of a chunk
-_PHASE_MASK = np.zeros(OVER + 1, U64)  # legal actions by phase, outside play
+_PHASE_MASK = np.zeros(BID + 1, U64)  # legal actions by phase, outside play and the auction
 _PHASE_MASK[STAND_OR_BEG], _PHASE_MASK[GIVE_OR_RUN] = 1 << STAND | 1 << BEG, 1 << GIVE_ONE | 1 << RUN_PACK
 _THROW_BIT = ONE << U64(THROW_IN)
 _NONE_FIELDS = ("trump", "high", "low", "jack", "game")  # hand result fields where -1 means None
+_BID_VALUE = np.array([BID_VALUE.get(a, 0) for a in range(ACTION_IDS)])  # action -> the bid it makes (0: none)
+_BID_BIT = [ONE << U64(a) for a in BIDS]
+_PASS_BIT, _SMUDGE_BIT = ONE << U64(PASS), ONE << U64(SMUDGE)
 
 
 # ---------------------------------------------------------------------------- the batched engine
@@ -109,8 +117,13 @@ class Games:
         self.deals = z(num, U64)
         # the hands each step ended (at most two): see ``allfours_env.vector``'s docstring, Infos
         self.res_n = z(num, np.int64)
-        self.res = np.full((num, 2, 6 + 2 * k), -1, np.int32)  # columns: _NONE_FIELDS, jack_points, totals, points
-        self.res_clear = np.array([-1] * 5 + [0] * (1 + 2 * k), np.int32)
+        # the auction (docs/rules.md section 8): the high bid (5: the smudge) and its seat (-1: none yet)
+        self.bid = z(num, np.int64)
+        self.bidder = np.full(num, -1, np.int64)
+        # columns: _NONE_FIELDS, jack_points, totals, points; in the auction presets also bidder, bid, made
+        self.auction_cols = 3 if rules.auction else 0
+        self.res = np.full((num, 2, 6 + 2 * k + self.auction_cols), -1, np.int32)
+        self.res_clear = np.array([-1] * 5 + [0] * (1 + 2 * k) + [-1, 0, 0][:self.auction_cols], np.int32)
         self.side_ids = np.arange(k)
         self.legal = z(num, U64)
 
@@ -135,7 +148,9 @@ class Games:
         """A copy of the step's hand results as named arrays (see ``allfours_env.vector``'s docstring, Infos)."""
         r, k = self.res.copy(), self.k
         out = {name: r[:, :, j] for j, name in enumerate(_NONE_FIELDS)}
-        out.update(jack_points=r[:, :, 5], game_totals=r[:, :, 6:6 + k], points=r[:, :, 6 + k:])
+        out.update(jack_points=r[:, :, 5], game_totals=r[:, :, 6:6 + k], points=r[:, :, 6 + k:6 + 2 * k])
+        if self.auction_cols:
+            out.update(bidder=r[:, :, 6 + 2 * k], bid=r[:, :, 7 + 2 * k], made=r[:, :, 8 + 2 * k])
         return out
 
     # ------------------------------------------------------------------ legal actions
@@ -151,7 +166,26 @@ class Games:
         if rules.throw_in:
             m |= np.where((led >= 0) & (trumps == 0) & (hand & U64(ABOVE_NINE) == 0), _THROW_BIT, U64(0))
         self.legal = np.where(self.phase == PLAY, m, _PHASE_MASK[self.phase])
+        if rules.auction:
+            self.legal = np.where(self.phase == BID, self._bid_bits(), self.legal)
         return self.legal
+
+    def _bid_bits(self) -> np.ndarray:
+        """The auction's choices in every game (as ``GameState._bid_mask``, docs/rules.md section 8)."""
+        rules, high = self.rules, self.bid
+        dealer = self.current == self.dealer
+        low = np.maximum(rules.min_bid, high + 1)
+        if rules.dealer_privilege == "match":
+            low = np.where(dealer & (high > 0) & (high <= 4), high, low)
+        elif rules.dealer_privilege == "four":
+            low = np.where(dealer & (high == 4), high, low)
+        m = np.zeros(self.num, U64)
+        for k, bit in enumerate(_BID_BIT, start=1):
+            m |= np.where(low <= k, bit, U64(0))
+        if rules.smudge:
+            m |= np.where(high < 5, _SMUDGE_BIT, U64(0))
+        stuck = dealer & (high == 0) if rules.all_pass == "stuck" else np.zeros(self.num, bool)
+        return m | np.where(stuck, U64(0), _PASS_BIT)
 
     # ------------------------------------------------------------------ moves
     def apply(self, a: np.ndarray) -> None:
@@ -217,6 +251,10 @@ class Games:
             self._score(ended)
 
     def _decide(self, d: np.ndarray, a: np.ndarray) -> None:
+        if self.rules.auction:
+            bidding = self.phase[d] == BID
+            self._bid_call(d[bidding], a[bidding])
+            return
         stand, beg, give, run = (d[a == x] for x in (STAND, BEG, GIVE_ONE, RUN_PACK))
         self._to_play(stand, self.turnup[stand] // 13)
         self.begged[beg] = True
@@ -231,6 +269,23 @@ class Games:
         if run.size:
             self.first_proposed[run] = self.turnup[run] // 13
             self._run_pack(run)
+
+    def _bid_call(self, r: np.ndarray, a: np.ndarray) -> None:
+        """One call of the auction in each game of ``r`` (as ``GameState._bid``)."""
+        cur = self.current[r]
+        bidding = a != PASS
+        self.bid[r] = np.where(bidding, _BID_VALUE[a], self.bid[r])
+        self.bidder[r] = np.where(bidding, cur, self.bidder[r])
+        last = cur == self.dealer[r]
+        on = r[~last]
+        self.current[on] = (self.current[on] + 1) % self.n
+        end = r[last]
+        redeal = end[self.bidder[end] < 0]  # every player passed, under all_pass="redeal": the same dealer again
+        self.redeals[redeal] += 1
+        self._deal(redeal)
+        go = end[self.bidder[end] >= 0]  # the pitcher leads; its card names trump
+        self.phase[go] = PLAY
+        self.current[go] = self.bidder[go]
 
     def _to_play(self, rows, trump) -> None:
         self.trump[rows] = trump
@@ -300,15 +355,16 @@ class Games:
         for name in ("played", "won", "voids", "turnups", "thrown", "out", "pending", "stock_pos", "tricks", "runs",
                      "begged", "gave_one"):
             getattr(self, name)[rows] = 0
-        for name in ("trick", "trump", "led", "turnup", "first_proposed"):
+        for name in ("trick", "trump", "led", "turnup", "first_proposed", "bidder"):
             getattr(self, name)[rows] = -1
+        self.bid[rows] = 0
         self.current[rows] = self.eldest[rows]
         self.new_deal[rows] = True
         if self.rules.turnup:
             self.phase[rows] = STAND_OR_BEG
             self._end_before_play(rows[self._turn_up(rows)])
         else:
-            self.phase[rows] = PLAY
+            self.phase[rows] = BID if self.rules.auction else PLAY
 
     def _turn_up(self, rows) -> np.ndarray:
         """Turn the next stock card up and score its kick; True where that ends the match."""
@@ -361,7 +417,7 @@ class Games:
 
     def _captured(self, h) -> np.ndarray:
         won = self.won[h]
-        return won[:, :2] | won[:, 2:] if self.n == 4 else won
+        return won[:, :2] | won[:, 2:] if self.n == 4 and self.k == 2 else won
 
     def _score(self, h: np.ndarray) -> None:
         """Score High, Low, Jack and Game in that order (stopping at the target), then the next hand."""
@@ -375,6 +431,9 @@ class Games:
         jbit = (ONE << (t + U64(JACK)))[:, None]
         held = (dealt & jbit) != 0
         cap = self._captured(h)
+        if rules.low_to == "capturer":  # docs/rules.md section 8: Low to the side that wins it in a trick
+            lbit = (ONE << (t + np.where(some, _BOT[chunk].min(1), 0).astype(U64)))[:, None]
+            low = np.where(some, ((cap & lbit) != 0).argmax(1), -1)
         capt = (cap & jbit) != 0
         has = held.any(1) & capt.any(1)  # no Jack point when the trump jack was not dealt
         capturer = capt.argmax(1)
@@ -386,10 +445,38 @@ class Games:
         tie = side_of[self.eldest[h]] if rules.game_tie_to_elder else -1
         game = np.where((totals == best).sum(1) == 1, totals.argmax(1), tie)
         one = np.ones(h.size, np.int64)
-        self._tally(h, np.column_stack((high, low, jack, game)), np.column_stack((one, one, jack_points, one)))
-        self._record(h, np.column_stack((self.trump[h], high, low, jack, game, jack_points, totals,
-                                         self.hand_points[h])))
+        sides, pts = np.column_stack((high, low, jack, game)), np.column_stack((one, one, jack_points, one))
+        if not rules.auction:
+            self._tally(h, sides, pts)
+            self._record(h, np.column_stack((self.trump[h], high, low, jack, game, jack_points, totals,
+                                             self.hand_points[h])))
+        else:
+            made = self._contract(h, sides, pts, cap)
+            self._record(h, np.column_stack((self.trump[h], high, low, jack, game, jack_points, totals,
+                                             self.hand_points[h], self.bidder[h], self.bid[h], made)))
         self._next_hand(h)
+
+    def _contract(self, h, sides, pts, cap) -> np.ndarray:
+        """Count the hand after an auction (as ``GameState._contract``: the set-back, going out, the smudge);
+        True where the bidder's side made its bid."""
+        b, value = self.side_of[self.bidder[h]], self.bid[h]
+        mine = sides == b[:, None]
+        smudged = (np.where(self.side_ids[None, :] == b[:, None], U64(0), cap) == 0).all(1)  # every trick
+        made = np.where(value == 5, smudged, (pts * mine).sum(1) >= value)
+        nobody = np.full_like(sides, -1)
+        mine_sides, other_sides = np.where(mine, sides, -1), np.where(mine, -1, sides)
+        first = np.where(made, -1, b)[:, None]  # the set-back, counted first
+        bidder_first = made & (value < 5) & (self.rules.going_out == "bidder")
+        head = np.where(~made[:, None], other_sides,
+                        np.where((value == 5)[:, None] | bidder_first[:, None], mine_sides, sides))
+        tail = np.where(bidder_first[:, None], other_sides, nobody)
+        self._tally(h, np.column_stack((first, head, tail)), np.column_stack((-value, pts, pts)))
+        smudge_won = h[made & (value == 5) & ~self.done[h]]  # a smudge made wins the match at once
+        self.done[smudge_won] = True
+        self.winner[smudge_won] = self.side_of[self.bidder[smudge_won]]
+        self.phase[smudge_won] = OVER
+        self.current[smudge_won] = -1
+        return made
 
     def _next_hand(self, h: np.ndarray) -> None:
         """After a hand: the end of a one-hand episode, else (unless the match is over) the next deal."""

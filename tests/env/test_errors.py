@@ -366,15 +366,15 @@ def test_parse_card_not_a_string():
         parse_card(12)
 
 
-@pytest.mark.parametrize("text", [57, -1, "PASS", "stand now"])
+@pytest.mark.parametrize("text", [63, -1, "FOLD", "stand now", "BID_5"])
 def test_parse_action_bad(text):
     with pytest.raises(ValueError):
         parse_action(text)
 
 
-@pytest.mark.parametrize("action", [57, -1, 100])
+@pytest.mark.parametrize("action", [63, -1, 100])
 def test_action_name_out_of_range(action):
-    with pytest.raises(ValueError, match="out of range 0..56"):
+    with pytest.raises(ValueError, match="out of range 0..62"):
         action_name(action)
 
 
@@ -383,4 +383,7 @@ def test_card_codes_round_trip():
     decisions 52..56."""
     assert parse_card("2C") == 0 and parse_card("AS") == 51 and parse_card("TH") == 2 * 13 + 8
     assert [action_name(a) for a in range(52, 57)] == ["STAND", "BEG", "GIVE_ONE", "RUN_PACK", "THROW_IN"]
+    # section 8: the auction's calls follow, and every id names itself back
+    assert [action_name(a) for a in range(57, 63)] == ["PASS", "BID_1", "BID_2", "BID_3", "BID_4", "SMUDGE"]
+    assert all(parse_action(action_name(a)) == a == parse_action(a) for a in range(63))
     assert all(parse_action(action_name(a)) == a for a in range(57))
