@@ -6,8 +6,8 @@ codes ("TH"), decisions are words ("BEG"), seats are absolute seat numbers.
 
 from __future__ import annotations
 
-from .cards import DECISION_NAMES, SUITS, THROW_IN, action_name, card_code, codes
-from .engine import PHASE_NAMES, GameState
+from .cards import BID_NAMES, DECISION_NAMES, SUITS, THROW_IN, action_name, card_code, codes
+from .engine import BID, PHASE_NAMES, GameState
 
 
 def seat_view(state: GameState, seat: int) -> dict:
@@ -16,7 +16,7 @@ def seat_view(state: GameState, seat: int) -> dict:
         raise ValueError(f"seat must be an int from 0 to {state.n - 1}, got {seat!r}")
     hidden = state.hidden_hand(seat)
     to_move = state.current_player
-    return {
+    view = {
         "preset": state.rules.preset,
         "options": state.rules.to_dict(),
         "players": state.n,
@@ -47,6 +47,18 @@ def seat_view(state: GameState, seat: int) -> dict:
         "done": state.done,
         "winner": state.winner,
     }
+    if state.rules.auction:  # docs/rules.md section 8: the calls of this deal, and the contract once settled
+        view["auction"] = {"calls": _calls(state), "bidder": state.bidder if state.bidder >= 0 else None,
+                           "bid": state.bid}
+    return view
+
+
+def _calls(state: GameState) -> list[dict]:
+    """The auction's calls of the deal being played (a hand's history keeps a redealt deal's calls too): while
+    bidding, those made since the eldest's; after, the whole round."""
+    calls = [(s, a) for s, a in state.history if a in BID_NAMES]
+    made = (state.current - state.eldest) % state.n if state.phase == BID else state.n
+    return [{"seat": s, "action": BID_NAMES[a]} for s, a in calls[len(calls) - made:]]
 
 
 def _trick(plays, thrown, winner) -> dict:

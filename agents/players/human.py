@@ -13,7 +13,8 @@ from ..base import Agent
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades", None: "not set"}
 HELP = ("Enter the number of a move, a card code (e.g. TH) or a decision word (STAND, BEG, GIVE_ONE,\n"
-        "RUN_PACK, THROW_IN). 'last' shows the previous trick, 'help' this text, 'quit' leaves.")
+        "RUN_PACK, THROW_IN; in pitch and setback PASS, BID_2 ... BID_4, SMUDGE). 'last' shows the previous\n"
+        "trick, 'help' this text, 'quit' leaves.")
 
 
 class QuitGame(Exception):
@@ -81,7 +82,9 @@ def action_label(action: int) -> str:
     labels = {"STAND": "STAND (accept the turned-up suit as trump)", "BEG": "BEG (refuse it)",
               "GIVE_ONE": "GIVE_ONE (give the eldest one point; trump stands)",
               "RUN_PACK": "RUN_PACK (deal three more each and turn up again)",
-              "THROW_IN": "THROW_IN (throw your whole hand into this trick)"}
+              "THROW_IN": "THROW_IN (throw your whole hand into this trick)",
+              "PASS": "PASS (no bid)", "SMUDGE": "SMUDGE (bid to take all six tricks)",
+              **{f"BID_{k}": f"BID_{k} (bid {k}: make {k} points or lose {k})" for k in range(1, 5)}}
     name = action_name(action)
     return labels.get(name, name)
 
@@ -95,9 +98,15 @@ def describe(view: dict) -> str:
              + (f"   Turn-up: {view['turnup']}" if view["turnup"] else "")]
     if view["decisions"]:
         lines.append("Decisions: " + ", ".join(f"player_{d['seat']} {d['action']}" for d in view["decisions"]))
+    auction = view.get("auction")
+    if auction:
+        calls = ", ".join(f"player_{c['seat']} {c['action']}" for c in auction["calls"]) or "none yet"
+        contract = (f"   Pitcher: player_{auction['bidder']} for {auction['bid']}"
+                    if view["phase"] != "bid" and auction["bidder"] is not None else "")
+        lines.append(f"Bids: {calls}{contract}")
     trick = view["current_trick"]["plays"]
     lines.append("Trick: " + (" ".join(f"player_{p['seat']}:{p['card']}" for p in trick) if trick else "(you lead)"
-                              if view["phase"] == "play" else "Trick: -"))
+                              if view["phase"] == "play" else "-"))
     hand = sorted(view["hand"], key=lambda c: (SUITS.index(c[1]), "23456789TJQKA".index(c[0])))
     lines.append("Your hand: " + (" ".join(hand) if hand else "(not yet seen)"))
     return "\n".join(lines)

@@ -19,7 +19,11 @@ TRUMP_HOW = {
     False: "Trump is the suit of the first card led: the eldest hand (left of the dealer) pitches it.",
     True: "A card is turned up: the eldest hand STANDs (its suit is trump) or BEGs; then the dealer GIVEs ONE "
           "point or RUNs the PACK (three more cards each and a new turn-up).",
+    "auction": "One round of bidding from the dealer's left: PASS or bid more than the last bid, 2 to 4 points "
+               "(BID_2 ... BID_4). The highest bidder pitches: the suit of the card it leads is trump. Short of "
+               "its bid, its side loses the bid.",
 }
+NO_BOT_YET = "search"  # the opponents of --bot bot where no shipped bot plays the game (pitch, setback)
 
 
 def trump_cards(dealt: list[int], trump: int) -> tuple[str | None, str | None, str]:
@@ -49,6 +53,10 @@ def hand_summary(result: dict, scores: list[int], side_of_human: int, dealt: lis
                   f"Jack: {who(result['jack'])}{jack}" + (f" {result['jack_points']} point(s)"
                                                           if result["jack"] is not None else " not dealt"),
                   f"Game: {who(result['game'])}   card points {totals}"]
+    if "bidder" in result:  # the auction presets (docs/rules.md section 8)
+        bid = "a smudge" if result["bid"] == 5 else f"{result['bid']}"
+        lines.append(f"Contract: player_{result['bidder']} bid {bid}: "
+                     + ("made" if result["made"] else f"set back {result['bid']}"))
     lines.append("Points this hand: " + "  ".join(f"side {s}: {p}" for s, p in enumerate(result["points"])))
     lines.append("Match score:      " + "  ".join(f"side {s}: {p}" for s, p in enumerate(scores)))
     return "\n".join(lines)
@@ -71,7 +79,8 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
     partner = [s for s in range(rules.players) if s != human_seat and state.side(s) == side]
     with_partner = f", partnered with player_{partner[0]}." if partner else "."
     human.say(f"All Fours, {rules.preset}, {rules.players} players, first to {rules.target}. "
-              f"You are player_{human_seat}{with_partner} Type 'help' for help.\n{TRUMP_HOW[rules.turnup]}")
+              f"You are player_{human_seat}{with_partner} Type 'help' for help.\n"
+              f"{TRUMP_HOW['auction' if rules.auction else rules.turnup]}")
     hands_seen = state.hand_no
     try:
         while not state.done:
@@ -79,8 +88,11 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
             action = agents[seat](state, seat)
             human.say("You play " + action_name(action) if seat == human_seat
                       else f"player_{seat} ({agents[seat].name}): {action_name(action)}")
-            tricks, last = len(state.tricks), state.last_hand
+            tricks, last, redeals = len(state.tricks), state.last_hand, state.redeals
             state.apply(action)
+            if state.redeals > redeals and state.hand_no == hands_seen:
+                why = "every player passed" if rules.auction else "the pack ran out"
+                human.say(f"Redeal ({why}): player_{state.dealer} deals again.")
             played_out = state.last_hand is not last  # the hand's last trick (the next deal wiped state.tricks)
             if played_out or len(state.tricks) > tricks:
                 winner = (state.last_hand["tricks"] if played_out else state.tricks)[-1][2]
@@ -102,10 +114,11 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
 def main(argv: list[str] | None = None) -> int:
     prog = "allfours play"
     p = Parser(prog=prog, description="Play All Fours in the terminal against bots.")
-    add_rule_arguments(p)
+    add_rule_arguments(p, auction=True)
     p.add_argument("--seat", type=nonnegative_int, default=0, help="your seat (0 = first in play order)")
     p.add_argument("--bot", default="bot", metavar="AGENT", help="opponents and partner: 'bot' (the shipped bot for "
-                   "the preset), 'search', 'heuristic', 'random' or any agent spec (docs/agents.md)")
+                   f"the preset; {NO_BOT_YET} in pitch and setback, which have none yet), 'search', 'heuristic', "
+                   "'random' or any agent spec (docs/agents.md)")
     p.add_argument("--seed", type=seed, default=None, help="seed for a reproducible match")
     args = p.parse_args(argv)
     try:  # each argument checked on its own, and named when it is wrong
@@ -115,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.seat < rules.players:
         return fail(prog, f"argument --seat: must be a seat from 0 to {rules.players - 1}, got {args.seat}")
     try:
-        spec = AgentSpec.parse(f"bot:{rules.preset}" if args.bot == "bot" else args.bot)
+        default = NO_BOT_YET if rules.auction else f"bot:{rules.preset}"
+        spec = AgentSpec.parse(default if args.bot == "bot" else args.bot)
         bots = make_bots(rules, args.seat, spec, args.seed)
     except ValueError as e:
         return fail(prog, f"argument --bot: {e}")

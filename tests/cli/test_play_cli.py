@@ -42,6 +42,21 @@ def test_a_person_plays_a_whole_match_with_scripted_input(preset, extra):
     assert how in out.split("\n--- hand 1")[0]  # the newcomer is told how trump is chosen
 
 
+@pytest.mark.parametrize("preset, extra", [("pitch", ["--players", "2"]), ("setback", [])])
+@pytest.mark.subprocess
+def test_a_person_plays_an_auction_preset(preset, extra):
+    """docs/rules.md section 8 at the terminal: the bids in words, the contract, the set-back or the bid made."""
+    proc = run_play(["--preset", preset, "--bot", "heuristic", "--seed", "3", *extra], "1\n" * 2000)
+    out = proc.stdout
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Traceback" not in out + proc.stderr and "wins the match" in out
+    assert "One round of bidding" in out.split("\n--- hand 1")[0]
+    assert "PASS (no bid)" in out and "BID_2 (bid 2: make 2 points or lose 2)" in out
+    assert re.search(r"Bids: player_\d (PASS|BID_\d)", out) and re.search(r"Pitcher: player_\d for \d", out)
+    assert re.search(r"Contract: player_\d bid \d: (made|set back \d)", out)
+    assert "Trick: Trick" not in out
+
+
 @pytest.mark.subprocess
 def test_yorkshire_partner_is_a_bot_and_the_previous_trick_can_be_shown():
     proc = run_play(["--preset", "yorkshire", "--bot", "heuristic", "--seed", "5", "--seat", "1"],

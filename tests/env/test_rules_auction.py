@@ -300,3 +300,20 @@ def test_the_envs_refuse_the_auction_presets_in_one_line():
         with pytest.raises(ValueError, match="engine \\(GameState\\) only so far") as e:
             make()
         assert "\n" not in str(e.value)
+
+
+def test_a_seats_view_holds_the_calls_of_the_deal_and_the_contract():
+    """docs/rules.md section 8 in `allfours_env.view.seat_view`: the calls of the deal being played (a redealt
+    deal's are gone), and the pitcher and its bid once the auction is over."""
+    from allfours_env.view import seat_view
+    s = GameState.new("setback", seed=1)
+    d = s.dealer
+    play(s, "PASS", "PASS", "PASS", "PASS")  # every player passed: the same dealer deals again
+    assert seat_view(s, 0)["auction"] == {"calls": [], "bidder": None, "bid": 0}
+    play(s, "BID_2", "PASS")
+    view = seat_view(s, 0)["auction"]
+    assert view["calls"] == [{"seat": (d + 1) % 4, "action": "BID_2"}, {"seat": (d + 2) % 4, "action": "PASS"}]
+    play(s, "BID_3", "PASS")
+    view = seat_view(s, 0)["auction"]
+    assert len(view["calls"]) == 4 and (view["bidder"], view["bid"]) == ((d + 3) % 4, 3)
+    assert "auction" not in seat_view(GameState.new("seven_up", seed=0), 0)
