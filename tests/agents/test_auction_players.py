@@ -118,7 +118,6 @@ def test_allfours_eval_plays_the_auction_presets(tmp_path, capsys):
     assert len(err) == 1 and "min_bid must be 1 or 2" in err[0]
     assert main(["eval", "--preset", "pitch", "--players", "3", "--agents", "search:worlds=2", "heuristic",
                  "--matches", "3", "--workers", "1", "--no-progress"]) == 0
-    with pytest.raises(SystemExit):  # the terminal game does not take them yet
-        main(["play", "--preset", "pitch"])
+    assert main(["exploit", "--method", "search", "--bot", "heuristic", "--preset", "pitch"]) == 2  # not yet
     assert "unknown preset 'pitch'" in capsys.readouterr().err
 
