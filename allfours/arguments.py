@@ -88,27 +88,26 @@ def port(text: str) -> int:
     return value
 
 
+def _one_of(text: str, names) -> str:
+    if text not in names:
+        raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(sorted(names))}")
+    return text
+
+
 def preset(text: str) -> str:
     """One of the full games (yorkshire, traditional, seven_up)."""
-    if text not in PRESETS:
-        raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(sorted(PRESETS))}")
-    return text
+    return _one_of(text, PRESETS)
 
 
 def played_preset(text: str) -> str:
     """A full game, All Fours or one of the auction presets (pitch, setback: docs/rules.md section 8), for the
-    commands that play on the engine alone (``allfours eval``)."""
-    if text not in PRESETS and text not in AUCTION_PRESETS:
-        choices = sorted([*PRESETS, *AUCTION_PRESETS])
-        raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(choices)}")
-    return text
+    commands that play on the engine alone (``allfours eval``, ``allfours play``)."""
+    return _one_of(text, [*PRESETS, *AUCTION_PRESETS])
 
 
 def any_preset(text: str) -> str:
     """A full game or a mini preset (mini2, mini3, mini3x3: docs/rules.md section 7)."""
-    if text not in ALL_PRESETS:
-        raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(sorted(ALL_PRESETS))}")
-    return text
+    return _one_of(text, ALL_PRESETS)
 
 
 def output_file(text: str) -> Path:

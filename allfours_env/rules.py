@@ -136,8 +136,8 @@ MINI_PRESETS = {
     "mini3x3": replace(PRESETS[MINI_BASE], preset="mini3x3", suits=3, ranks="2JA", hand_cards=3, **_MINI),
 }
 ALL_PRESETS = {**PRESETS, **MINI_PRESETS}
-# All Fours' descendants with an auction (docs/rules.md section 8). So far the engine (``GameState``) plays them;
-# the env, the batched engine, the observation and the agents refuse them (``check_supported``).
+# All Fours' descendants with an auction (docs/rules.md section 8). So far the engine, its batched rules, three
+# players, allfours eval and allfours play take them; the envs and the observation refuse them (``check_supported``).
 _AUCTION = dict(turnup=False, kicks={}, jack_rule="capture", game_tie_to_elder=False, first_dealer="cut",
                 low_cut_deals=False, hidden_partner=False, must_follow_suit=False, throw_in=False, reward="match",
                 episode="match", auction=True)
@@ -160,11 +160,10 @@ _AUCTION_CHOICES = {"dealer_privilege": ("none", "match", "four"), "all_pass": (
 
 
 def check_supported(rules: Rules, what: str) -> None:
-    """ValueError, one line, for an auction preset where ``what`` (the env, the batched engine, ...) does not
-    take it yet: only the engine plays them so far."""
+    """ValueError, one line, for an auction preset where ``what`` (an env) does not take it yet."""
     if rules.auction:
-        raise ValueError(f"preset {rules.preset!r} is played by the engine (GameState) only so far: {what} does "
-                         "not take the auction presets yet")
+        raise ValueError(f"preset {rules.preset!r} is played by the engine (GameState), allfours eval and allfours "
+                         f"play only so far: {what} does not take the auction presets yet")
 
 
 def make_rules(preset: str = "yorkshire", **options) -> Rules:
@@ -226,11 +225,8 @@ def _check_pack(rules: Rules) -> None:
 
 
 def _check_auction(rules: Rules, options: dict) -> None:
-    """One ValueError for an auction option given where it does not apply."""
-    given = [k for k in AUCTION_OPTIONS if k in options]
-    if given and not rules.auction:
-        raise ValueError(f"option {given[0]} belongs to the auction presets ({', '.join(AUCTION_PRESETS)}), not to "
-                         f"{rules.preset!r}")
+    """One ValueError for options that do not fit an auction preset together (``check_rule_option`` has refused
+    an auction option given to another preset)."""
     if "partnerships" in options and rules.players != 4:
         raise ValueError(f"option partnerships needs 4 players, got {rules.players}")
     if rules.preset == "setback" and not rules.partnerships:

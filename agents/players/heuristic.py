@@ -81,27 +81,28 @@ def trump_strength(hand: int, suit: int) -> float:
     return s
 
 
-# The auction's count (``expected_points``): High by the top trump held, Low by the lowest, per rank 2..A.
-_HIGH_ODDS = {ACE: 1.0, 12 - 1: 0.5, 12 - 2: 0.25}  # A, K, Q
-_LOW_ODDS = {0: 0.9, 1: 0.6, 2: 0.35}  # 2, 3, 4
+# The auction's count (``expected_points``), in hundredths of a point: High by the top trump held, Low by the
+# lowest, per rank index (2 = 0 .. A = 12).
+_HIGH_ODDS = {ACE: 100, ACE - 1: 50, ACE - 2: 25}  # A, K, Q
+_LOW_ODDS = {0: 90, 1: 60, 2: 35}  # 2, 3, 4
 
 
-def expected_points(hand: int, suit: int, low_to_capturer: bool = False) -> float:
-    """Points of High, Low, Jack and Game that ``hand`` expects with ``suit`` as trump, for the auction (a stated
-    rule, not a search): High 1 with the ace, 0.5 with the king, 0.25 with the queen as the top trump; Low 0.9,
-    0.6, 0.35 with the two, three, four as the lowest (two thirds of that when Low goes to the capturer); Jack 0.5
-    with the jack, plus 0.15 for each higher trump held, at most 0.9; Game 0.2, plus 0.1 a trump beyond two and
-    0.15 a ten held, at most 0.8."""
+def expected_points(hand: int, suit: int, low_to_capturer: bool = False) -> int:
+    """Hundredths of a point of High, Low, Jack and Game that ``hand`` expects with ``suit`` as trump, for the
+    auction (a stated rule, not a search; whole numbers, so that a bid never hinges on rounding): High 100 with
+    the ace, 50 with the king, 25 with the queen as the top trump; Low 90, 60, 35 with the two, three, four as the
+    lowest (two thirds of that, rounded down, when Low goes to the capturer); Jack 50 with the jack, plus 15 for
+    each higher trump held, at most 90; Game 20, plus 10 a trump beyond two and 15 a ten held, at most 80."""
     trumps = hand & SUIT_MASK[suit]
     if not trumps:
-        return 0.0
+        return 0
     top, bottom = (trumps.bit_length() - 1) % 13, ((trumps & -trumps).bit_length() - 1) % 13
-    points = _HIGH_ODDS.get(top, 0.0) + _LOW_ODDS.get(bottom, 0.0) * (2 / 3 if low_to_capturer else 1.0)
+    low = _LOW_ODDS.get(bottom, 0)
+    points = _HIGH_ODDS.get(top, 0) + (low * 2 // 3 if low_to_capturer else low)
     if trumps >> (suit * 13 + JACK) & 1:
-        points += min(0.9, 0.5 + 0.15 * (trumps >> (suit * 13 + JACK + 1)).bit_count())
+        points += min(90, 50 + 15 * (trumps >> (suit * 13 + JACK + 1)).bit_count())
     tens = sum(hand >> (s * 13 + TEN) & 1 for s in range(4))
-    points += min(0.8, 0.2 + 0.1 * max(0, trumps.bit_count() - 2) + 0.15 * tens)
-    return points
+    return points + min(80, 20 + 10 * max(0, trumps.bit_count() - 2) + 15 * tens)
 
 
 class HeuristicAgent(Agent):
@@ -172,8 +173,8 @@ class HeuristicAgent(Agent):
             return GIVE_ONE
         return GIVE_ONE if strength >= threshold else RUN_PACK
 
-    def _best_suit(self, state: GameState, hand: int) -> tuple[float, int]:
-        """(expected points, suit) of the suit the auction would pitch (the higher suit of equals)."""
+    def _best_suit(self, state: GameState, hand: int) -> tuple[int, int]:
+        """(expected hundredths of a point, suit) of the suit the auction would pitch (the higher suit of equals)."""
         capturer = state.rules.low_to == "capturer"
         return max((expected_points(hand, s, capturer), s) for s in range(4) if hand & SUIT_MASK[s])
 
@@ -181,7 +182,7 @@ class HeuristicAgent(Agent):
         """The auction: the highest legal bid up to the best suit's count rounded (module doc), else PASS."""
         count, _ = self._best_suit(state, state.hands[seat])
         bids = [a for a in legal if a != PASS and BID_VALUE[a] <= 4]
-        afford = [a for a in bids if BID_VALUE[a] <= int(count + 0.5)]
+        afford = [a for a in bids if BID_VALUE[a] <= (count + 50) // 100]  # the count rounded, half up
         if afford:
             return max(afford, key=lambda a: BID_VALUE[a])
         return PASS if PASS in legal else min(bids, key=lambda a: BID_VALUE[a])
