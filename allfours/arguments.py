@@ -101,7 +101,7 @@ def preset(text: str) -> str:
 
 def played_preset(text: str) -> str:
     """A full game, All Fours or one of the auction presets (pitch, setback: docs/rules.md section 8), for the
-    commands that play on the engine alone (``allfours eval``, ``allfours play``)."""
+    commands that play on the engine alone (``allfours eval``, ``allfours play``, ``allfours bot``)."""
     return _one_of(text, [*PRESETS, *AUCTION_PRESETS])
 
 

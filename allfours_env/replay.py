@@ -43,6 +43,8 @@ import random
 from dataclasses import dataclass, field, replace
 
 from .cards import (
+    BID_IDS,
+    BID_NAMES,
     DECISION_IDS,
     DECISION_NAMES,
     NUM_CARDS,
@@ -55,8 +57,8 @@ from .cards import (
     parse_card,
 )
 from .deal import assign_cards, make_deal, unseen_cards
-from .engine import PHASE_NAMES, PLAY, GameState, IllegalActionError
-from .rules import OPTION_NAMES, Rules, make_rules
+from .engine import PHASE_NAMES, PLAY, SCORE_FLOOR, GameState, IllegalActionError
+from .rules import AUCTION_OPTIONS, AUCTION_PRESETS, OPTION_NAMES, Rules, make_rules
 from .view import seat_view
 
 __all__ = ["ViewError", "state_from_request", "REQUEST_KEYS", "SERVICE_KEYS"]
@@ -68,7 +70,7 @@ class ViewError(ValueError):
 
 # Keys the view may hold. Service keys are for the server and ignored here; "checked" keys are
 # redundant with the rest (seat_view writes them) and, when present, must agree with the replay.
-VIEW_KEYS = ("preset", "options", "seat", "dealer", "scores", "hand", "turnups", "decisions", "tricks",
+VIEW_KEYS = ("preset", "options", "seat", "dealer", "scores", "hand", "turnups", "decisions", "auction", "tricks",
              "current_trick", "hand_points")
 CHECKED_KEYS = ("players", "side", "eldest", "phase", "to_move", "target", "hand_hidden", "hand_sizes", "trump",
                 "turnup", "voids", "out", "legal_actions", "done", "winner")
@@ -103,6 +105,7 @@ class _View:
     winners: list[int | None]
     hand_points: list[int] | None
     checks: dict = field(default_factory=dict)
+    calls: list[tuple[int | None, int, str]] = field(default_factory=list)  # the auction's, from the eldest's
 
     @property
     def n(self) -> int:
@@ -211,9 +214,11 @@ def _parse(req) -> _View:
         scores = [0] * rules.sides
     if not isinstance(scores, list) or len(scores) != rules.sides or not all(_is_int(s) for s in scores):
         raise ViewError(f"scores must be a list of {rules.sides} ints (one per side), got {scores!r}")
+    low = -SCORE_FLOOR if rules.auction else 0  # a side set back goes below nothing (docs/rules.md section 8)
     for side, s in enumerate(scores):
-        if s < 0:
-            raise ViewError(f"scores[{side}] is negative: {s}")
+        if s < low:
+            raise ViewError(f"scores[{side}] is negative: {s}" if not low else
+                            f"scores[{side}] is {s}, below the lowest score a match may hold ({low})")
         if s >= rules.target:
             raise ViewError(f"scores {scores}: side {side} has reached the target {rules.target},"
                             " so the match is over and there is nothing to play")
@@ -251,6 +256,7 @@ def _parse(req) -> _View:
     if decisions and not rules.turnup:
         raise ViewError(f"preset {rules.preset!r} has no trump decisions (the first card led is trump):"
                         " decisions must be empty")
+    calls = _parse_calls(req, rules)
     earlier, current = _split_redeals(decisions)
     if current and current[-1][1] == RUN_PACK and len(turnups) == 1:  # the run ended in a redeal
         earlier.append(current)
@@ -264,8 +270,11 @@ def _parse(req) -> _View:
                                     or not all(_is_int(x) and x >= 0 for x in hand_points)):
         raise ViewError(f"hand_points must be a list of {rules.sides} non-negative ints, got {hand_points!r}")
     checks = {k: req[k] for k in CHECKED_KEYS if k in req}
+    auction = req.get("auction")
+    if isinstance(auction, dict):  # checked like the keys above: the replay's contract must be the view's
+        checks.update({f"auction.{k}": auction[k] for k in ("bidder", "bid") if k in auction})
     v = _View(rules, seat, dealer, list(scores), hand, turnups, earlier, current, tricks, winners, hand_points,
-              checks)
+              checks, calls)
     _check_counts(v)
     return v
 
@@ -290,13 +299,42 @@ def _rules(req) -> Rules:
         options["target"] = req["target"]
     if options.get("low_cut_deals") is False:  # seat_view writes it for every preset
         options.pop("low_cut_deals")
-    unknown = sorted(str(k) for k in set(options) - set(OPTION_NAMES))
+    names = OPTION_NAMES + AUCTION_OPTIONS if preset in AUCTION_PRESETS else OPTION_NAMES
+    unknown = sorted(str(k) for k in set(options) - set(names))
     if unknown:
-        raise ViewError(f"unknown option(s) {unknown}: valid options are {list(OPTION_NAMES)}")
+        raise ViewError(f"unknown option(s) {unknown}: valid options are {list(names)}")
     try:
         return make_rules(preset, **options)
     except ValueError as e:
         raise ViewError(str(e)) from None
+
+
+def _parse_calls(req, rules: Rules) -> list[tuple[int | None, int, str]]:
+    """The auction's calls of this deal, from the eldest's (docs/rules.md section 8); ``auction.bidder`` and
+    ``auction.bid``, when given, are checked against the replay like the other checked keys."""
+    auction = req.get("auction")
+    if auction is None:
+        return []
+    if not rules.auction:
+        raise ViewError(f"preset {rules.preset!r} has no auction: auction must be absent")
+    if not isinstance(auction, dict) or set(auction) - {"calls", "bidder", "bid"}:
+        raise ViewError(f"auction must be an object {{'calls': [...]}} (and optionally 'bidder', 'bid'), "
+                        f"got {auction!r}")
+    calls = []
+    for i, c in enumerate(_list(auction.get("calls", []), "auction.calls", rules.players)):
+        where = f"auction.calls[{i}]"
+        if isinstance(c, str):
+            c = {"action": c}
+        if not isinstance(c, dict) or "action" not in c or set(c) - {"seat", "action"}:
+            raise ViewError(f"{where} must be an object {{'seat': int, 'action': word}} or a word, got {c!r}")
+        word = c["action"]
+        if not isinstance(word, str) or word.upper() not in BID_IDS:
+            raise ViewError(f"{where}: action must be one of {', '.join(BID_NAMES.values())}, got {word!r}")
+        s = c.get("seat")
+        if s is not None:
+            s = _int(s, f"{where}.seat", 0, rules.players - 1)
+        calls.append((s, BID_IDS[word.upper()], f"{where} ({word.upper()})"))
+    return calls
 
 
 def _split_redeals(decisions):
@@ -495,7 +533,7 @@ def _start_scores(v: _View, deal_points: list[int]) -> tuple[list[int], list[int
             raise ViewError(f"hand_points {hp} do not match what this hand's turn-ups and decisions score:"
                             f" {deal_points}")
     start = [s - p for s, p in zip(v.scores, hp)]
-    if any(x < 0 for x in start):
+    if any(x < (-SCORE_FLOOR if v.rules.auction else 0) for x in start):
         raise ViewError(f"scores {v.scores} cannot include the points this hand has already scored {hp}"
                         " (turn-ups and take-one count as soon as they happen)")
     if extra:
@@ -519,6 +557,11 @@ def _apply(state: GameState, action: int, seat: int | None, where: str) -> None:
 def _replay_decisions(state: GameState, v: _View) -> None:
     for s, a, where in v.decisions:
         _apply(state, a, s, where)
+    for s, a, where in v.calls:
+        _apply(state, a, s, where)
+        if state.deals != 1:
+            raise ViewError(f"{where}: every player passed, so the dealer dealt again: send the new deal's view"
+                            " (its calls only)")
     if [card_code(c) for c in state.turnups] != [card_code(c) for c in v.turnups] or state.deals != 1:
         got = [card_code(c) for c in v.turnups]
         if len(v.turnups) > 1 and not any(a == RUN_PACK for _, a, _ in v.decisions):
@@ -607,6 +650,7 @@ def _check_final(state: GameState, v: _View) -> None:
     if not v.checks:
         return
     view = seat_view(state, v.seat)
+    view.update({f"auction.{k}": x for k, x in view.get("auction", {}).items()})
     for k, given in v.checks.items():
         want = view[k]
         if _norm(k, given) != _norm(k, want):

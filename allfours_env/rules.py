@@ -155,15 +155,16 @@ DECK_OPTIONS = ("suits", "ranks", "hand_cards", "run_out")  # the pack (section 
 # The auction presets' own options (section 8), refused for the others.
 AUCTION_OPTIONS = ("min_bid", "dealer_privilege", "all_pass", "low_to", "going_out", "smudge", "partnerships")
 RULE_OPTIONS = OPTION_NAMES + DECK_OPTIONS + AUCTION_OPTIONS
-_AUCTION_CHOICES = {"dealer_privilege": ("none", "match", "four"), "all_pass": ("stuck", "redeal"),
-                    "low_to": ("holder", "capturer"), "going_out": ("bidder", "order")}
+AUCTION_CHOICES = {  # the auction options that take a word, and their words
+    "dealer_privilege": ("none", "match", "four"), "all_pass": ("stuck", "redeal"),
+    "low_to": ("holder", "capturer"), "going_out": ("bidder", "order")}
 
 
 def check_supported(rules: Rules, what: str) -> None:
     """ValueError, one line, for an auction preset where ``what`` (an env) does not take it yet."""
     if rules.auction:
-        raise ValueError(f"preset {rules.preset!r} is played by the engine (GameState), allfours eval and allfours "
-                         f"play only so far: {what} does not take the auction presets yet")
+        raise ValueError(f"preset {rules.preset!r} is played by the engine (GameState), allfours eval, play, bot and "
+                         f"serve only so far: {what} does not take the auction presets yet")
 
 
 def make_rules(preset: str = "yorkshire", **options) -> Rules:
@@ -227,13 +228,14 @@ def _check_pack(rules: Rules) -> None:
 def _check_auction(rules: Rules, options: dict) -> None:
     """One ValueError for options that do not fit an auction preset together (``check_rule_option`` has refused
     an auction option given to another preset)."""
-    if "partnerships" in options and rules.players != 4:
+    if options.get("partnerships") and rules.players != 4:
         raise ValueError(f"option partnerships needs 4 players, got {rules.players}")
     if rules.preset == "setback" and not rules.partnerships:
         raise ValueError("setback is played in fixed partnerships: partnerships must stay true")
     if not rules.auction:
         return
-    foreign = [k for k in ("throw_in", *DECK_OPTIONS) if k in options]
+    # throw_in=False is the preset's own (``to_dict`` writes it, a view sends it back); anything else is refused
+    foreign = [k for k in ("throw_in", *DECK_OPTIONS) if k in options and not (k == "throw_in" and not options[k])]
     if foreign:
         raise ValueError(f"option {foreign[0]} does not apply to {rules.preset!r} (the whole pack, six cards each, "
                          "no throwing in)")
@@ -300,8 +302,8 @@ def check_rule_option(name: str, value, preset: str | Rules | None = None) -> No
                          f"{base.preset!r}")
     elif name == "min_bid" and (not _is_int(value) or value not in (1, 2)):
         raise ValueError(f"min_bid must be 1 or 2, got {value!r}")
-    elif name in _AUCTION_CHOICES and value not in _AUCTION_CHOICES[name]:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, _AUCTION_CHOICES[name]))}, got {value!r}")
+    elif name in AUCTION_CHOICES and value not in AUCTION_CHOICES[name]:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, AUCTION_CHOICES[name]))}, got {value!r}")
 
 
 def parse_rule_options(items, preset: str | Rules | None = None) -> dict:

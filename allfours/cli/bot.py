@@ -7,7 +7,7 @@ import sys
 from allfours.serve.core import BotPool
 from allfours.serve.stdio import serve_lines
 
-from .common import Parser, fail, positive_int, preset
+from .common import Parser, fail, played_preset, positive_int
 from .serve import bot_help, check_bots
 
 
@@ -15,7 +15,8 @@ def main(argv: list[str] | None = None) -> int:
     prog = "allfours bot"
     p = Parser(prog=prog, description="Answer bot requests as JSON lines: one request "
                                 "per line on stdin, one answer (or error) per line on stdout.")
-    p.add_argument("--preset", type=preset, help="preset of requests that do not name one")
+    p.add_argument("--preset", type=played_preset, help="preset of requests that do not name one (pitch and setback "
+                   "too, docs/rules.md section 8)")
     p.add_argument("--bot", action="append", dest="bots", metavar="AGENT", help=bot_help())
     p.add_argument("--max-line-bytes", type=positive_int, default=64 * 1024, help="refuse longer request lines")
     args = p.parse_args(argv)

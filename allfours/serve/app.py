@@ -39,14 +39,15 @@ from starlette.routing import Match
 from swagger_ui_bundle import swagger_ui_path
 
 from allfours.agents.spec.bots import BOTS
-from allfours_env import ENCODING_VERSION, PRESETS, __version__
-from allfours_env.rules import ALLOWED_PLAYERS
+from allfours_env import ENCODING_VERSION, __version__
+from allfours_env.rules import ALLOWED_PLAYERS, ENGINE_PRESETS
 
 from .core import BotPool, RequestError, answer, validation_message
 from .guards import HostCheck, Hosts, SecurityHeaders, send_json
 from .hosted import HUMAN, Limits, MatchStore
 from .models import (
     MAX_JSON_INT,
+    SERVED_PRESETS,
     ActRequest,
     ActResponse,
     BotsResponse,
@@ -178,10 +179,13 @@ def _create_match_schema(generated: dict, pool: BotPool) -> dict:
     """POST /v1/matches's body as the server takes it: one branch per preset and player count, each with the
     options make_rules accepts, the seat count it needs, at least one 'human' and only bots on offer."""
     branches = []
-    for preset, rules in PRESETS.items():
+    for preset in SERVED_PRESETS:
+        rules = ENGINE_PRESETS[preset]
         for players in ALLOWED_PLAYERS[preset]:
             options = match_options_schema(preset)
             options["properties"]["players"] = {"type": "integer", "const": players}
+            if "partnerships" in options["properties"] and players != 4:  # partnerships are four players'
+                options["properties"]["partnerships"] = {"const": False}
             bots = [spec for spec in pool.specs if spec != HUMAN and _plays(pool, spec, preset, players)]
             seats = {"type": "array", "minItems": players, "maxItems": players, "items": {"enum": [HUMAN, *bots]},
                      "contains": {"const": HUMAN}, "description": generated["properties"]["seats"]["description"]}

@@ -12,11 +12,21 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from allfours_env import PRESETS
-from allfours_env.engine import BID, PHASE_NAMES
+from allfours_env.cards import ACTION_IDS, BID_NAMES
+from allfours_env.engine import PHASE_NAMES
 from allfours_env.replay import MAX_DECISIONS, MAX_TRICKS
-from allfours_env.rules import ALLOWED_PLAYERS, OPTION_NAMES
+from allfours_env.rules import (
+    ALLOWED_PLAYERS,
+    AUCTION_CHOICES,
+    AUCTION_OPTIONS,
+    AUCTION_PRESETS,
+    ENGINE_PRESETS,
+    OPTION_NAMES,
+)
 
-SERVED_PHASES = tuple(p for i, p in enumerate(PHASE_NAMES) if i != BID)  # the auction presets are not served yet
+SERVED_PRESETS = (*PRESETS, *AUCTION_PRESETS)
+"""The presets a request may name: the three All Fours presets and the auction ones (docs/rules.md section 8)."""
+PresetName = Literal[SERVED_PRESETS]
 
 # The largest integer a JSON client (a browser's Number) holds exactly: seeds and sequence numbers stay below it,
 # so that the OpenAPI description's bound is the one the server enforces, in every language.
@@ -30,8 +40,8 @@ def _nocase(word: str) -> str:
 
 # A card code, two characters, rank then suit ("TH" is the ten of hearts), in either case, as the engine reads it.
 CARD_PATTERN = "^[2-9TJQKAtjqka][CDHScdhs]$"
-DECISION_WORDS = ("STAND", "BEG", "GIVE_ONE", "RUN_PACK", "THROW_IN")
-# A move of a hosted match: a card code or a decision word, in either case.
+DECISION_WORDS = ("STAND", "BEG", "GIVE_ONE", "RUN_PACK", "THROW_IN", *BID_NAMES.values())
+# A move of a hosted match: a card code, a decision word or a call of the auction, in either case.
 ACTION_PATTERN = "^([2-9TJQKAtjqka][CDHScdhs]|" + "|".join(_nocase(w) for w in DECISION_WORDS) + ")$"
 Card = Annotated[str, Field(pattern=CARD_PATTERN)]
 Suit = Literal["C", "D", "H", "S", "c", "d", "h", "s"]
@@ -86,6 +96,33 @@ class Decision(_Strict):
     action: Literal["STAND", "BEG", "GIVE_ONE", "RUN_PACK"]
 
 
+class Call(_Strict):
+    seat: int | None = Field(None, ge=0, le=3, description="optional; checked when given")
+    action: Literal[tuple(BID_NAMES.values())]
+
+
+class Auction(_Strict):
+    """seat_view's auction (pitch, setback): this deal's calls from the eldest's; the contract, checked when given."""
+
+    calls: list[Call | Literal[tuple(BID_NAMES.values())]] = Field(default_factory=list, max_length=4)
+    bidder: int | None = Field(None, ge=0, le=3, description="optional; checked when given")
+    bid: int | None = Field(None, ge=0, le=5, description="optional; checked when given (5: the smudge)")
+
+
+def _check_options(preset: str, options: dict | None) -> dict:
+    """Refuse an unknown option by name; ``options.preset`` (as seat_view writes it) must be the preset."""
+    options = dict(options or {})
+    if "preset" in options:
+        if options["preset"] != preset:
+            raise ValueError(f"options.preset {options['preset']!r} differs from preset {preset!r}")
+        del options["preset"]
+    names = OPTION_NAMES + AUCTION_OPTIONS if preset in AUCTION_PRESETS else OPTION_NAMES
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} in options: valid options are {list(names)}")
+    return options
+
+
 class ActRequest(_Strict):
     """One seat's view of a hand in progress, and the bot to ask. ``seat_view`` output is accepted as is.
 
@@ -98,10 +135,11 @@ class ActRequest(_Strict):
         {"preset": "seven_up", "seat": 1, "dealer": 0, "hand": ["2C", "5C", "TD", "JH", "3S", "AS"],
          "turnups": ["9H"], "bot": None}]})
 
-    preset: Literal["yorkshire", "traditional", "seven_up"]
+    preset: PresetName
     options: dict[str, bool | int | str] | None = Field(
         None, max_length=16, description="rule options: players, target, must_follow_suit, throw_in, reward, "
-                                         "episode, low_cut_deals")
+                                         "episode, low_cut_deals; pitch and setback also min_bid, "
+                                         "dealer_privilege, all_pass, low_to, going_out, smudge, partnerships")
     seat: int = Field(ge=0, le=3, description="the seat to move, whose view this is")
     dealer: int = Field(ge=0, le=3)
     scores: list[int] | None = Field(None, max_length=4, description="match score per side now (default zeros)")
@@ -110,6 +148,8 @@ class ActRequest(_Strict):
                                 description="every card turned up this deal, in order (turn-up presets)")
     decisions: list[Decision | Literal["STAND", "BEG", "GIVE_ONE", "RUN_PACK"]] = Field(
         default_factory=list, max_length=MAX_DECISIONS, description="trump decisions taken this hand, in order")
+    auction: Auction | None = Field(None, description="pitch and setback: the calls of this deal, from the "
+                                                      "eldest's (docs/rules.md section 8)")
     tricks: list[Trick] = Field(default_factory=list, max_length=MAX_TRICKS,
                                 description="tricks of this hand in order; the last may be the one in progress")
     current_trick: Trick | None = Field(None, description="seat_view's trick in progress (or put it last in tricks)")
@@ -124,7 +164,7 @@ class ActRequest(_Strict):
     players: int | None = Field(None, ge=2, le=4)
     side: int | None = None
     eldest: int | None = None
-    phase: Literal[SERVED_PHASES] | None = None
+    phase: Literal[PHASE_NAMES] | None = None
     to_move: int | None = None
     target: int | None = None
     hand_hidden: bool | None = None
@@ -133,7 +173,7 @@ class ActRequest(_Strict):
     turnup: Card | None = None
     voids: list[list[Suit]] | None = Field(None, max_length=4)
     out: list[int] | None = Field(None, max_length=4)
-    legal_actions: list[str] | None = Field(None, max_length=57)
+    legal_actions: list[str] | None = Field(None, max_length=ACTION_IDS)
     done: bool | None = None
     winner: int | None = None
     hand_no: int | None = None
@@ -146,8 +186,9 @@ class BotInfo(BaseModel):
 
 
 class ActResponse(BaseModel):
-    action: str = Field(description="a card code ('TH') or a decision word (STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN)")
-    action_id: int = Field(description="the action id, 0..56 (docs/rules.md section 6)")
+    action: str = Field(description="a card code ('TH'), a decision word (STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN) "
+                                    "or a call of the auction (PASS, BID_1 to BID_4, SMUDGE)")
+    action_id: int = Field(description=f"the action id, 0..{ACTION_IDS - 1} (docs/rules.md section 6)")
     probabilities: dict[str, float] | None = Field(
         description="probability of each legal action where the bot has a policy, else null")
     legal_actions: list[str]
@@ -196,9 +237,10 @@ class HealthResponse(BaseModel):
 class CreateMatchRequest(_Strict):
     """A match the server hosts: the rules, who sits where, and (optionally) the seed of the deals."""
 
-    preset: Literal["yorkshire", "traditional", "seven_up"]
+    preset: PresetName
     options: dict[str, bool | int | str] | None = Field(
-        None, max_length=16, description="rule options: players, target, must_follow_suit, throw_in, episode, ...")
+        None, max_length=16, description="rule options: players, target, must_follow_suit, throw_in, episode, ... "
+                                         "(pitch and setback: also those of the auction, docs/rules.md section 8)")
     seats: list[str] = Field(min_length=2, max_length=4, description="one per seat in play order: 'human' for a "
                              "person (who gets a token), else a bot from GET /v1/bots")
     seed: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="the deals and the bots' randomness; "
@@ -214,15 +256,7 @@ class CreateMatchRequest(_Strict):
     @model_validator(mode="after")
     def _known_options(self) -> CreateMatchRequest:
         """Refuse an unknown option by name; ``options.preset`` (as seat_view writes it) must be the preset."""
-        options = dict(self.options or {})
-        if "preset" in options:
-            if options["preset"] != self.preset:
-                raise ValueError(f"options.preset {options['preset']!r} differs from preset {self.preset!r}")
-            del options["preset"]
-        unknown = sorted(set(options) - set(OPTION_NAMES))
-        if unknown:
-            raise ValueError(f"unknown option(s) {unknown} in options: valid options are {list(OPTION_NAMES)}")
-        self.options = options
+        self.options = _check_options(self.preset, self.options)
         return self
 
 
@@ -233,8 +267,14 @@ def match_options_schema(preset: str) -> dict:
              "target": {"type": "integer", "minimum": 1, "maximum": 1000},
              "must_follow_suit": {"type": "boolean"}, "throw_in": {"type": "boolean"},
              "reward": {"enum": ["match", "points"]}, "episode": {"enum": ["match", "hand"]},
-             "low_cut_deals": {"type": "boolean"} if PRESETS[preset].first_dealer == "cut" else {"const": False}}
-    assert set(props) == {"preset", *OPTION_NAMES}, "an option of make_rules is missing here"
+             "low_cut_deals": {"type": "boolean"} if ENGINE_PRESETS[preset].first_dealer == "cut" else {"const": False}}
+    if preset in AUCTION_PRESETS:  # docs/rules.md section 8: no throwing in; the auction's own options
+        props["throw_in"] = {"const": False}
+        props.update({k: {"enum": list(choices)} for k, choices in AUCTION_CHOICES.items()})
+        props.update({"min_bid": {"enum": [1, 2]}, "smudge": {"type": "boolean"},
+                      "partnerships": {"type": "boolean"} if preset == "pitch" else {"const": True}})
+    names = OPTION_NAMES + AUCTION_OPTIONS if preset in AUCTION_PRESETS else OPTION_NAMES
+    assert set(props) == {"preset", *names}, "an option of make_rules is missing here"
     return {"type": "object", "properties": props, "additionalProperties": False, "maxProperties": 16}
 
 

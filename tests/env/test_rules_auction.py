@@ -277,6 +277,16 @@ def test_every_option_is_checked_with_one_error(preset, options, words):
     assert "\n" not in str(e.value)
 
 
+def test_the_presets_own_values_round_trip():
+    """docs/rules.md section 8: `throw_in=False` and `partnerships=False`, as a seat's view writes them, are their own
+    values: the options a preset writes (``Rules.to_dict``) make the same rules again."""
+    for preset, options in (("pitch", {"players": 2}), ("pitch", {"players": 3, "min_bid": 1}), ("setback", {})):
+        rules = make_rules(preset, **options)
+        written = rules.to_dict()
+        assert written["throw_in"] is False
+        assert make_rules(written.pop("preset"), **written) == rules
+
+
 def test_the_option_defaults_and_text():
     """docs/rules.md section 8: the table of the auction presets' options and their defaults."""
     pitch, setback = make_rules("pitch"), make_rules("setback")
@@ -297,7 +307,7 @@ def test_the_envs_refuse_the_auction_presets_in_one_line():
     from allfours.agents.adapters.gym_env import AllFoursGymEnv
     from allfours_env.vector import VectorEnv
     for make in (lambda: env("pitch"), lambda: VectorEnv("setback", 2), lambda: AllFoursGymEnv("pitch")):
-        with pytest.raises(ValueError, match="engine \\(GameState\\), allfours eval and allfours play only so far"
+        with pytest.raises(ValueError, match="engine \\(GameState\\), allfours eval, play, bot and serve only so far"
                            ) as e:
             make()
         assert "\n" not in str(e.value)

@@ -192,6 +192,86 @@ def test_play_a_whole_yorkshire_match_by_clicking(server, browser):
     assert not errors, errors
 
 
+def test_play_a_whole_setback_match_by_clicking(server, browser):
+    """Setback (docs/rules.md section 8): the auction with the bids in words, the pitcher's first card naming
+    trump, the contract and any set-back in each hand's summary, to the end of the match."""
+    app, base = server
+    browser.get(f"{base}/play?delay=0")
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    browser.execute_script("sessionStorage.clear(); localStorage.clear();")
+    browser.get(f"{base}/play?delay=0")
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    shown = lambda id: browser.find_element(By.ID, id).is_displayed()  # noqa: E731
+    seat_rows = lambda: [e.text.split("\n")[0] for e in browser.find_elements(  # noqa: E731
+        By.CSS_SELECTOR, "#seat-choices label") if e.is_displayed()]
+    Select(browser.find_element(By.ID, "preset")).select_by_value("pitch")  # four players each for themselves
+    Select(browser.find_element(By.ID, "players")).select_by_value("4")
+    assert shown("players-row") and seat_rows() == ["Left", "Across", "Right"]
+    Select(browser.find_element(By.ID, "preset")).select_by_value("setback")
+    assert not shown("players-row") and seat_rows() == ["Left (opponent)", "Partner", "Right (opponent)"]
+    for seat in (1, 2, 3):
+        Select(browser.find_element(By.ID, f"seat-{seat}")).select_by_value("heuristic")
+    browser.find_element(By.ID, "start").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "game").get_attribute("data-match-id"))
+    match_id = browser.find_element(By.ID, "game").get_attribute("data-match-id")
+
+    summaries, calls, prompts, clicks = [], [], set(), 0
+    while True:
+        state = WebDriverWait(browser, 30).until(lambda d: (s := d.execute_script(PAGE_STATE)) != "wait" and s)
+        if state == "over":
+            break
+        try:
+            if state == "summary":
+                summaries.append(read_summary(browser))
+                browser.find_element(By.ID, "continue").click()
+            elif state == "decision":  # the auction: alternately the highest bid offered and the first call
+                buttons = browser.find_elements(By.CSS_SELECTOR, "#decisions button[data-action]")
+                words = [b.text for b in buttons]
+                assert all(re.fullmatch(r"Pass|Bid [1-4]|Smudge", w) for w in words), words
+                prompts.add(browser.find_element(By.ID, "prompt").text.split(":")[0])
+                button = buttons[-1] if len(calls) % 2 == 0 else buttons[0]
+                calls.append(button.get_attribute("data-action"))
+                button.click()
+            else:
+                browser.find_element(By.CSS_SELECTOR, '#hand .card[data-legal="true"]').click()
+        except StaleElementReferenceException:  # the page redrew between looking and clicking
+            continue
+        clicks += 1
+        assert clicks < 2000, "the match did not end"
+
+    record = app.state.matches.record(match_id)
+    final = json.loads(browser.find_element(By.ID, "match-result").get_attribute("data-scores"))
+    assert record["done"] and max(record["scores"]) >= 11 and final == record["scores"]
+    assert browser.find_element(By.ID, "final-scores").text == f"You and partner {final[0]}, Opponents {final[1]}"
+    replay = GameState.new("setback", seed=record["seed"])  # the server's record replays to the same score
+    for seat, action in record["actions"]:
+        assert replay.current == seat
+        replay.apply(parse_action(action))
+    assert replay.done and replay.scores == final
+    assert {"PASS", "BID_4"} <= set(calls) and prompts <= {"Your call", "Everybody else passed"}, (calls, prompts)
+    lines = log_lines(browser)
+    assert any(" bid 4" in x or "bids " in x for x in lines) and any(" passes." in x for x in lines), lines
+    assert any(re.search(r"pitch(es)? for [1-4]\.$", x) for x in lines), lines
+    # Every hand summed up: the contract row, a set-back as a loss, and the rows adding up to the hand's points.
+    results = record["results"]
+    assert len(summaries) == len(results)
+    for text, result in zip(summaries, results):
+        assert text["sum"] == text["points"] == result["points"], text
+        bid = f"bid {result['bid']}: "
+        assert bid in text["contract"], text
+        if result["made"]:
+            assert text["contract"].endswith("made"), text
+        else:
+            assert "set back" in text["contract"] and f"\u2212{result['bid']}" in text["contract"], text
+    assert any(not r["made"] for r in results) and any(r["made"] for r in results), results
+    browser.find_element(By.ID, "rules-open").click()
+    assert browser.find_element(By.ID, "rules-title").text == "Rules: Setback"
+    assert any("passes (PASS)" in li.text for li in browser.find_elements(By.CSS_SELECTOR, "#rules-body li"))
+    browser.find_element(By.ID, "rules-close").click()
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
 def read_summary(browser) -> dict:
     """The hand summary as displayed: each row's text, the rows' points summed per side, the hand's points,
     and what the board behind it shows (who is marked to move, and the prompt unless it says the hand is over)."""

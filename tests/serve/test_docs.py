@@ -28,7 +28,7 @@ CHECKPOINT_VERSION = re.compile(r"\d+\.\d+\.\d+\+[0-9a-f]{7,40}(?:\.dirty)? \([^
 
 def test_the_doc_has_an_example_for_every_preset():
     presets = {json.loads(req)["preset"] for req, _ in PAIRS}
-    assert presets == {"yorkshire", "traditional", "seven_up"} and len(PAIRS) >= 6
+    assert presets == {"yorkshire", "traditional", "seven_up", "pitch", "setback"} and len(PAIRS) >= 8
 
 
 @pytest.mark.parametrize("req,answer", PAIRS, ids=[json.loads(r)["id"] for r, _ in PAIRS])

@@ -39,6 +39,8 @@ CASES = [  # preset, options, seats
     ("traditional", {"players": 3}, ["random", "human", "human"]),
     ("traditional", {}, ["heuristic", "human", "heuristic", "human"]),
     ("seven_up", {}, ["heuristic", "human"]),
+    ("pitch", {"players": 3}, ["human", "heuristic", "heuristic"]),  # docs/rules.md section 8: the auction
+    ("setback", {"smudge": True}, ["heuristic", "human", "heuristic", "human"]),
 ]
 
 
@@ -106,7 +108,7 @@ class Witness:
             if e["seq"] <= self.seq:
                 continue
             self.seq = e["seq"]
-            if e["type"] in ("play", "decision", "throw_in"):
+            if e["type"] in ("play", "decision", "throw_in", "bid"):
                 assert self.state.current == e["seat"]
                 action, held = moves_of([e])[0], self.state.hands[e["seat"]]
                 s, deals = self.state, self.state.deals
@@ -165,7 +167,7 @@ def play_match(client, app, preset, options, seats, seed, pick=None):
 
 def moves_of(events) -> list[int]:
     return [THROW_IN if e["type"] == "throw_in" else parse_action(e.get("card") or e["action"])
-            for e in events if e["type"] in ("play", "decision", "throw_in")]
+            for e in events if e["type"] in ("play", "decision", "throw_in", "bid")]
 
 
 # ---------------------------------------------------------------------- whole matches
@@ -180,7 +182,8 @@ def test_a_whole_match_replays_to_the_same_score(client, app, preset, options, s
     assert view["scores"] == replay.scores and view["winner"] == replay.winner
     assert events[-1] == {"seq": len(events), "type": "match_over", "winner": replay.winner, "scores": replay.scores}
     results = [e for e in events if e["type"] == "hand_result"]
-    keys = ("trump", "high", "low", "jack", "jack_points", "game", "game_totals", "points")
+    keys = ("trump", "high", "low", "jack", "jack_points", "game", "game_totals", "points",
+            *(("bidder", "bid", "made") if replay.rules.auction else ()))
     assert [{k: r[k] for k in keys} for r in results] == [{k: r[k] for k in keys} for r in replay.hand_results]
     record = app.state.matches.record(made["match_id"])
     assert [parse_action(a) for _, a in record["actions"]] == moves_of(events) and record["scores"] == replay.scores

@@ -42,8 +42,8 @@ def test_every_sentence_is_in_the_rules(where, text):
 
 def test_every_decision_and_preset_is_explained():
     assert set(RULES["decisions"]) >= {"stand_or_beg", "give_or_run", "throw_in", "trump_led", "suit_led", "pitch",
-                                       "lead", "suit_led_must_follow"}
-    assert set(RULES["presets"]) == {"yorkshire", "traditional", "seven_up"}
+                                       "lead", "suit_led_must_follow", "bid"}
+    assert set(RULES["presets"]) == {"yorkshire", "traditional", "seven_up", "pitch", "setback"}
     for preset in RULES["presets"].values():
         assert preset["about"] and preset["trump"] and preset["jack"]
 

@@ -79,7 +79,8 @@ def test_bots_have_model_cards(client):
     cards = {b["name"]: b for b in body["bots"]}
     assert set(cards) == {"heuristic", "random", "search:worlds=2"}
     for b in cards.values():
-        assert b["version"] and b["description"] and b["presets"] == ["yorkshire", "traditional", "seven_up"]
+        assert b["version"] and b["description"]
+        assert b["presets"] == ["yorkshire", "traditional", "seven_up", "pitch", "setback"]  # rules.md section 8
     assert cards["random"]["has_policy"] and not cards["heuristic"]["has_policy"]
     assert cards["search:worlds=2"]["kind"] == "search" and cards["heuristic"]["kind"] == "scripted"
 
@@ -105,7 +106,8 @@ def test_openapi_says_what_the_server_takes(client):
     schemas, paths = spec["components"]["schemas"], spec["paths"]
     act = schemas["ActRequest"]["properties"]
     assert {"type": "string", "enum": ["heuristic", "random", "search:worlds=2"]} in act["bot"]["anyOf"]
-    assert {"type": "string", "enum": ["stand_or_beg", "give_or_run", "play", "over"]} in act["phase"]["anyOf"]
+    assert {"type": "string", "enum": ["stand_or_beg", "give_or_run", "play", "over", "bid"]} in act["phase"]["anyOf"]
+    assert act["preset"]["enum"] == ["yorkshire", "traditional", "seven_up", "pitch", "setback"]
     for node in _walk(spec):  # an integer's bounds are integers (FastAPI writes 3.0, which invites a 3.0)
         if isinstance(node, dict) and node.get("type") == "integer":
             assert all(isinstance(node[k], int) for k in ("minimum", "maximum") if k in node), node

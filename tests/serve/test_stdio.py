@@ -74,6 +74,24 @@ def test_one_answer_per_line_in_order_with_errors_as_json():
     assert errors[-1]["id"] == "last" and "action" in errors[-1]  # still serving after all that
 
 
+def test_pitch_and_setback_views_are_answered_with_their_calls():
+    """docs/rules.md section 8: a bid or a card for a seat of Auction Pitch or Setback, from its view with the
+    auction's calls; a bot that does not play them yet answers one line saying so."""
+    pitch = views("pitch", 5, 8, players=3)
+    setback = views("setback", 6, 8)
+    assert {v["phase"] for v in pitch + setback} == {"bid", "play"}
+    lines = [json.dumps({k: x for k, x in v.items() if k != "preset"}) for v in pitch]  # --preset pitch fills it
+    lines += [json.dumps({**v, "bot": "search"}) for v in setback]
+    lines.append(json.dumps({**setback[0], "id": "no", "bot": "bot:seven_up"}))
+    p, out = run_bot(["--preset", "pitch", "--bot", "heuristic", "--bot", "search", "--bot", "bot:seven_up"], lines)
+    assert p.returncode == 0, p.stderr
+    for view, answer in zip(pitch + setback, out):
+        assert answer["action"] in view["legal_actions"] and answer["seat"] == view["seat"], answer
+    assert any(a["action"] in ("PASS", "BID_2", "BID_3", "BID_4") for a in out[:-1])
+    assert out[-1]["id"] == "no" and out[-1]["error"]["type"] == "bot_unavailable"
+    assert "does not play the auction presets" in out[-1]["error"]["message"]
+
+
 def test_same_line_same_answer():
     v = json.dumps({**views("seven_up", 4, 3)[-1], "bot": "random", "seed": 7})
     p, out = run_bot(["--bot", "random"], [v, v, v])

@@ -66,6 +66,7 @@ def play(store: MatchStore, match_id: str, tokens: dict, moves: int, rng: random
     ("yorkshire", {}, ["human", "heuristic", "random", "heuristic"]),
     ("traditional", {"players": 3}, ["random", "human", "human"]),
     ("seven_up", {"target": 3}, ["heuristic", "human"]),
+    ("setback", {"dealer_privilege": "four", "smudge": True, "target": 3}, ["human", "heuristic", "human", "random"]),
 ])
 def test_a_restart_rebuilds_every_match_with_the_same_state_log_and_tokens(tmp_path, preset, options, seats):
     path, rng = tmp_path / "m.db", random.Random(5)

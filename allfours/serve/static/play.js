@@ -32,11 +32,15 @@
   const RANK_NAME = { T: "10" };
   const DECISIONS = {
     STAND: "Stand", BEG: "Beg", GIVE_ONE: "Give one", RUN_PACK: "Run the pack", THROW_IN: "Throw in",
+    PASS: "Pass", BID_1: "Bid 1", BID_2: "Bid 2", BID_3: "Bid 3", BID_4: "Bid 4", SMUDGE: "Smudge",
   };
   const DECISION_PAST = {
     STAND: "stands", BEG: "begs", GIVE_ONE: "gives one", RUN_PACK: "runs the pack", THROW_IN: "throws in",
+    PASS: "passes", BID_1: "bids 1", BID_2: "bids 2", BID_3: "bids 3", BID_4: "bids 4", SMUDGE: "smudges",
   };
-  const PRESET_PLAYERS = { yorkshire: 4, seven_up: 2 };
+  const PRESET_PLAYERS = { yorkshire: 4, seven_up: 2, setback: 4 };
+  const AUCTION = new Set(["pitch", "setback"]); // docs/rules.md section 8: trump is won in an auction
+  const bidWords = (bid) => (bid === 5 ? "the smudge" : String(bid));
 
   let bots = [];
   let rules = null; // static/rules.json: the words of docs/rules.md
@@ -111,8 +115,15 @@
 
   const SEAT_NAMES = { 2: ["You", "Opponent"], 3: ["You", "Left", "Right"], 4: ["You", "Left", "Partner", "Right"] };
 
+  // Four players in two partnerships (every four-player game but Auction Pitch, which plays each for themselves
+  // unless its options say partnerships).
+  function partners() {
+    return game.n === 4 && game.partnerships;
+  }
+
   function seatName(seat) {
     if (seat === game.seat) return "You";
+    if (game.n === 4 && !partners() && rel(seat) === 2) return "Across";
     return SEAT_NAMES[game.n][rel(seat)];
   }
 
@@ -121,12 +132,12 @@
   }
 
   function sideName(side) {
-    if (game.n !== 4) return seatName(side);
+    if (!partners()) return seatName(side);
     return side === game.seat % 2 ? "You and partner" : "Opponents";
   }
 
   function sideOf(seat) {
-    return game.n === 4 ? seat % 2 : seat;
+    return partners() ? seat % 2 : seat;
   }
 
   function scoresText(scores) {
@@ -157,11 +168,14 @@
     const fixed = PRESET_PLAYERS[preset];
     show("players-row", !fixed);
     const players = fixed || Number($("players").value);
+    const alone = preset === "pitch"; // Auction Pitch: four players each for themselves
+    $("players").querySelector('option[value="4"]').textContent = alone ? "4 (everyone alone)" : "4 (two partnerships)";
     const choices = botChoices(preset, players);
     const neural = choices.find((b) => b.kind === "neural");
     const old = {};
     for (const sel of $("seat-choices").querySelectorAll("select")) old[sel.id] = sel.value;
-    const labels = { 2: ["Opponent"], 3: ["Left", "Right"], 4: ["Left (opponent)", "Partner", "Right (opponent)"] };
+    const labels = { 2: ["Opponent"], 3: ["Left", "Right"],
+      4: alone ? ["Left", "Across", "Right"] : ["Left (opponent)", "Partner", "Right (opponent)"] };
     const rows = [];
     for (let s = 1; s < players; s++) {
       const select = el("select", { id: `seat-${s}`, data: { seat: String(s) } },
@@ -183,7 +197,7 @@
     const seats = ["human"];
     for (let s = 1; s < players; s++) seats.push($(`seat-${s}`).value);
     const options = {};
-    if (preset === "traditional") options.players = players;
+    if (preset === "traditional" || preset === "pitch") options.players = players;
     const target = $("target").value.trim();
     if (target) options.target = Number(target);
     return { preset, options, seats };
@@ -310,9 +324,12 @@
     game.seats = state.seats;
     game.n = state.seats.length;
     game.target = state.view.target;
+    game.auction = AUCTION.has(state.view.preset);
+    game.partnerships = state.view.options.partnerships !== false; // only the auction presets say
     if (!game.settings.preset) { // a seat joined by link: "Play again" starts the same table
       const options = { target: state.view.target };
-      if (state.view.preset === "traditional") options.players = state.view.players;
+      if (state.view.preset === "traditional" || state.view.preset === "pitch") options.players = state.view.players;
+      if (state.view.preset === "pitch" && state.view.options.partnerships) options.partnerships = true;
       game.settings = { preset: state.view.preset, options, seats: state.seats.map((x) => x.player) };
     }
     drawInvites();
@@ -358,6 +375,10 @@
       case "decision":
         if (e.action === "GIVE_ONE") game.hand.gift = { side: e.side, points: e.points };
         return `${who} ${e.seat === game.seat ? DECISIONS[e.action].toLowerCase() : DECISION_PAST[e.action]}${plus}.`;
+      case "bid":
+        return `${who} ${e.seat === game.seat ? DECISIONS[e.action].toLowerCase() : DECISION_PAST[e.action]}.`;
+      case "contract":
+        return `${who} ${e.seat === game.seat ? "pitch" : "pitches"} for ${bidWords(e.bid)}.`;
       case "play":
         game.hand.played = true;
         return e.trump ? `${who} pitched ${cardLabel(e.card)}: ${SUIT_NAME[e.trump]} are trump.`
@@ -368,12 +389,13 @@
       case "trick":
         return `${seatName(e.winner)} ${e.winner === game.seat ? "win" : "wins"} the trick.`;
       case "redeal":
-        return `The pack ran out: ${seatName(e.dealer)} deals again.`;
+        return game.auction ? `Everybody passed: ${seatName(e.dealer)} ${e.dealer === game.seat ? "deal" : "deals"} again.`
+          : `The pack ran out: ${seatName(e.dealer)} deals again.`;
       case "hand_result":
         return `Hand ${e.hand_no + 1} scored: ${sideListText(e.points)}.`;
       case "match_over":
         game.over = e;
-        return `${sideName(e.winner)} ${e.winner === sideOf(game.seat) || game.n === 4 ? "win" : "wins"} the match, `
+        return `${sideName(e.winner)} ${e.winner === sideOf(game.seat) || partners() ? "win" : "wins"} the match, `
           + `${scoresText(e.scores)}.`;
       default:
         return "";
@@ -410,6 +432,9 @@
         break;
       case "decision":
         if ((e.action === "STAND" || e.action === "GIVE_ONE") && game.turnups.length) setTrump(game.turnups[0][1]);
+        await wait();
+        break;
+      case "bid":
         await wait();
         break;
       case "play":
@@ -484,7 +509,7 @@
 
     const counted = (side, p) => {
       got[side] += p;
-      return el("span", { class: "counted" }, ` +${p}`);
+      return el("span", { class: "counted" }, p < 0 ? ` \u2212${-p}` : ` +${p}`);
     };
     const kicks = hand.kicks.filter((k) => k.points);
     if (kicks.length) {
@@ -498,6 +523,17 @@
     if (hand.gift) {
       row("summary-gift", [sideName(hand.gift.side), " (begged, and the dealer gave one)",
         counted(hand.gift.side, hand.gift.points)], [[hand.gift.side, hand.gift.points]]);
+    }
+    const auction = e.bidder !== undefined && e.bidder !== null; // docs/rules.md section 8: the contract
+    const bidSide = auction ? sideOf(e.bidder) : null;
+    if (auction) {
+      const said = `${seatName(e.bidder)} bid ${bidWords(e.bid)}: `;
+      if (e.made) {
+        row("summary-contract", [said, e.bid === 5 ? "made, and the smudge wins the match" : "made"], []);
+      } else {
+        row("summary-contract", [said, `short, so ${sideName(bidSide).replace(/^You\b/, "you")} ${
+          partners() || e.bidder === game.seat ? "are" : "is"} set back`, counted(bidSide, -e.bid)], [[bidSide, -e.bid]]);
+      }
     }
     if (!hand.played) {
       row("summary-unplayed", [won() ? "not played: the match was won before the first card"
@@ -523,8 +559,10 @@
         parts.push(sideName(side));
         if (card) parts.push(" ", cardEl(card));
         if (note) parts.push(` ${note}`);
-        if (!e.counted.includes(award)) {  // the server's word: it came after a side reached the target
-          parts.push(el("span", { class: "uncounted" }, " (not counted: the match was already won)"));
+        if (!e.counted.includes(award)) {  // the server's word: why is the engine's rule, said here
+          const why = auction && !e.made && side === bidSide ? "set back"
+            : auction && e.made && e.bid === 5 ? "the smudge won the match" : "the match was already won";
+          parts.push(el("span", { class: "uncounted" }, ` (not counted: ${why})`));
           row(id, parts, []);
         } else {
           parts.push(counted(side, p));
@@ -551,8 +589,8 @@
     const scores = view.scores;
     const winner = view.winner;
     $("result-title").textContent = winner === sideOf(game.seat)
-      ? (game.n === 4 ? "You and your partner win the match" : "You win the match")
-      : `${sideName(winner)} ${game.n === 4 ? "win" : "wins"} the match`;
+      ? (partners() ? "You and your partner win the match" : "You win the match")
+      : `${sideName(winner)} ${partners() ? "win" : "wins"} the match`;
     $("final-scores").textContent = scores.map((p, side) => `${sideName(side)} ${p}`).join(", ");
     $("match-result").dataset.scores = JSON.stringify(scores);
     $("match-result").dataset.winner = String(winner);
@@ -676,6 +714,7 @@
     if (view.done || view.to_move !== game.seat) return [];
     if (view.phase === "stand_or_beg") return ruleWords("stand_or_beg");
     if (view.phase === "give_or_run") return ruleWords("give_or_run");
+    if (view.phase === "bid") return ruleWords("bid");
     const plays = view.current_trick.plays;
     if (!plays.length) return view.trump ? ruleWords("lead") : ruleWords("pitch");
     if (plays[0].card[1] === view.trump) return ruleWords("trump_led");
@@ -692,7 +731,7 @@
       el("p", {}, ...r.about),
       el("h3", {}, "Trump"), list(r.trump),
       el("h3", {}, "Play"), list(rules.play.concat(preset === "yorkshire" ? rules.decisions.throw_in : [])),
-      el("h3", {}, "Scoring"), list(rules.scoring.concat([`Jack: ${r.jack}.`])));
+      el("h3", {}, "Scoring"), list((r.scoring || rules.scoring).concat([`Jack: ${r.jack}.`])));
     $("rules-panel").dataset.preset = preset;
     show("rules-panel", true);
     $("rules-close").focus();
@@ -746,6 +785,12 @@
     }
     if (view.phase === "stand_or_beg") return `Your turn: stand (${cardLabel(view.turnup)} makes trump) or beg?`;
     if (view.phase === "give_or_run") return "Your turn: give one point, or run the pack?";
+    if (view.phase === "bid") {
+      const a = view.auction;
+      if (!view.legal_actions.includes("PASS")) return "Everybody else passed: you must bid.";
+      return a.bidder === null ? "Your call: bid for the pitch, or pass."
+        : `Your call: ${seatName(a.bidder)} bid ${bidWords(a.bid)}; bid more, or pass.`;
+    }
     const t = view.current_trick;
     if (!t.plays.length) return view.trump ? "Your lead." : "Your pitch: the suit you lead is trump.";
     const led = t.plays[0].card[1];
