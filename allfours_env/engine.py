@@ -45,7 +45,7 @@ from .cards import (
 )
 from .deal import TURN_UP, run_batches, stock_layout, unseen_cards
 from .rules import Rules, check_seed, make_rules, side_of
-from .scoring import game_points, hand_awards, high_low_jack, tally
+from .scoring import contract, game_points, hand_awards, high_low_jack, tally
 from .tricks import legal_cards, trick_winner
 
 # Phases (BID: the auction presets' bidding, docs/rules.md section 8)
@@ -57,7 +57,6 @@ _GIVE_RUN = 1 << GIVE_ONE | 1 << RUN_PACK
 
 
 SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
-SET_BACK = 4  # ``events.AWARDS``'s index of the set-back, after High, Low, Jack and Game
 SCORE_FLOOR = 1000  # the lowest score a match may start from in the auction presets is -1000
 
 
@@ -642,25 +641,11 @@ class GameState:
         self._next_hand()
 
     def _contract(self, awards) -> tuple[list[tuple[int, int | None, int]], bool]:
-        """The hand's awards as they count after an auction (docs/rules.md section 8), as (award index, side,
-        points) in the order they count (index 4: the set-back), and whether the bidder's side made its bid.
-        Short of its bid, the bidder's side loses the bid instead of what it made; the others keep theirs.
-        ``going_out="bidder"``: the bidder's side counts first; ``"order"``: High, Low, Jack, Game."""
-        b, value = self.side(self.bidder), self.bid
-        if value == 5:  # the smudge: every trick
-            made = all(self.side(w) == b for _, _, w in self.tricks)
-        else:
-            made = sum(pts for sd, pts in awards if sd == b) >= value
-        listed = [(i, sd, pts) for i, (sd, pts) in enumerate(awards)]
-        others = [(i, None if sd == b else sd, pts) for i, sd, pts in listed]
-        if not made:
-            return [(SET_BACK, b, -value)] + others, False
-        mine = [(i, sd if sd == b else None, pts) for i, sd, pts in listed]
-        if value == 5:  # the smudge made wins the match: only the bidder's side counts
-            return mine, True
-        if self.rules.going_out == "order":
-            return listed, True
-        return mine + others, True
+        """The hand's awards as they count after this hand's auction (``scoring.contract``, docs/rules.md
+        section 8)."""
+        b = self.side(self.bidder)
+        every = all(self.side(w) == b for _, _, w in self.tricks)
+        return contract(awards, b, self.bid, every, self.rules.going_out)
 
     def _win(self, side: int) -> None:
         self.done = True

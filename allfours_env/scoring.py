@@ -1,4 +1,5 @@
-"""Scoring a hand on the engine's representation (docs/rules.md section 5): High, Low, Jack, Game.
+"""Scoring a hand on the engine's representation (docs/rules.md section 5): High, Low, Jack, Game, and the
+contract of the auction presets (section 8).
 
 ``GameState`` scores with these and the search solver values its leaves with them, so a rule is
 written once. Sides are ints (``rules.side_of``); "no side" is None.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from .cards import GAME_VALUE, JACK, SUIT_MASK
 
 # Game points of each 13-bit suit chunk of a mask (every suit counts alike: T 10, J 1, Q 2, K 3, A 4).
+SET_BACK = 4  # ``events.AWARDS``'s index of the set-back, after High, Low, Jack and Game
 _CHUNK_POINTS = tuple(sum(GAME_VALUE[r] for r in range(13) if m >> r & 1) for m in range(1 << 13))
 
 
@@ -77,3 +79,25 @@ def tally(awards, scores: list[int], points: list[int], target: int, counted: li
             if scores[side] >= target:
                 return side
     return None
+
+
+def contract(awards, bidder_side: int, bid: int, took_every_trick: bool, going_out: str) -> tuple[list, bool]:
+    """The hand's ``awards`` (``hand_awards``) as they count after an auction (docs/rules.md section 8), as
+    (award index, side or None, points) in the order they count (index ``SET_BACK``: the set-back), and
+    whether the bidder's side made its bid. ``bid`` 5 is the smudge, made by ``took_every_trick``; another
+    bid is made when the bidder's side wins that many of the awards' points. Short of its bid, the bidder's
+    side loses the bid instead of what it made; the others keep theirs. ``going_out="bidder"``: the bidder's
+    side counts first; ``"order"``: High, Low, Jack, Game. A smudge made counts the bidder's side alone (and
+    wins the match: the caller's rule)."""
+    b = bidder_side
+    made = took_every_trick if bid == 5 else sum(pts for sd, pts in awards if sd == b) >= bid
+    listed = [(i, sd, pts) for i, (sd, pts) in enumerate(awards)]
+    others = [(i, None if sd == b else sd, pts) for i, sd, pts in listed]
+    if not made:
+        return [(SET_BACK, b, -bid)] + others, False
+    mine = [(i, sd if sd == b else None, pts) for i, sd, pts in listed]
+    if bid == 5:
+        return mine, True
+    if going_out == "order":
+        return listed, True
+    return mine + others, True

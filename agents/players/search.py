@@ -126,8 +126,6 @@ class SearchAgent(Agent):
         rng = random.Random(self.rng.getrandbits(64))
         deadline = time.perf_counter() + self.time if self.time else None
         exact = self.exact if self.exact is not None else EXACT_CARDS[state.n]
-        if state.rules.auction:  # the solver scores no contract: the engine plays every world to the end
-            exact = -1
         weighted = getattr(self.sampler, "weighted", None)
         if weighted is not None:
             worlds = iter(weighted(state, seat, rng, self.worlds))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from allfours_env import GameState
 from allfours_env.cards import CARD_GAME_VALUE, JACK, SUIT_MASK, mask_to_list
 from allfours_env.engine import PLAY
-from allfours_env.scoring import game_points, hand_awards, tally, trump_holders
+from allfours_env.scoring import contract, game_points, hand_awards, high_low_jack, tally
 from allfours_env.tricks import LEAD_KEYS, TRICK_KEYS, legal_cards, top_key, trick_winner
 
 from ..base import Agent
@@ -184,7 +184,8 @@ class _Solver:
         self.trump = trump = w.trump
         self.follow_only = rules.must_follow_suit
         # Constants of the scoring: the sides dealt High, Low and the jack.
-        self.high, self.low, self.jholder = (None if s is None else self.sd[s] for s in trump_holders(w.dealt, trump))
+        cards = high_low_jack(w.dealt, trump)
+        self.high, self.low, self.jholder = (None if x is None else self.sd[x[0]] for x in cards)
         self.jcard = jcard = trump * 13 + JACK
         self.jbit = jbit = 1 << jcard
         self.hang = rules.jack_rule == "hang"
@@ -194,6 +195,15 @@ class _Solver:
         self.target = rules.target
         self.acc0 = [game_points(m) for m in w.captured]
         self.jcap0 = next((sd for sd in range(self.k) if w.captured[sd] & jbit), None)
+        # The auction presets' contract (docs/rules.md section 8): two more entries of ``acc`` carry what it
+        # needs, in the transposition key with the rest: the side that won the low card plus one (0: not yet;
+        # for Low to the capturer) and whether the bidder's side has lost a trick (for the smudge).
+        self.auction = rules.auction
+        if self.auction:
+            self.bside, self.bid, self.going_out = self.sd[w.bidder], w.bid, rules.going_out
+            self.lbit = 1 << cards[1][1] if rules.low_to == "capturer" and cards[1] is not None else 0
+            lcap = next((sd + 1 for sd in range(self.k) if w.captured[sd] & self.lbit), 0)
+            self.acc0 += [lcap, int(any(self.sd[t[2]] != self.bside for t in w.tricks))]
         self.out = w.out
         self.orders = []
         for leader in range(n):
@@ -208,8 +218,16 @@ class _Solver:
         k = self.k
         pts = self.pts0[:]
         scores = self.scores[:]
-        awards = hand_awards(self.high, self.low, self.jholder, jcap, acc, self.hang, self.tie_elder)
-        winner = tally(awards, scores, pts, self.target)
+        if self.auction:
+            low = acc[k] - 1 if self.lbit and acc[k] else None if self.lbit else self.low
+            awards = hand_awards(self.high, low, self.jholder, jcap, acc[:k], self.hang, self.tie_elder)
+            order, made = contract(awards, self.bside, self.bid, not acc[k + 1], self.going_out)
+            winner = tally([(sd, p) for _, sd, p in order], scores, pts, self.target)
+            if winner is None and made and self.bid == 5:  # a smudge made wins the match at once
+                winner = self.bside
+        else:
+            awards = hand_awards(self.high, self.low, self.jholder, jcap, acc, self.hang, self.tie_elder)
+            winner = tally(awards, scores, pts, self.target)
         my = self.my
         eq = self.equity
         if eq is not None:
@@ -220,6 +238,13 @@ class _Solver:
         if winner is not None:
             v += WIN_BONUS if winner == my else -WIN_BONUS
         return v
+
+    def _contract_trick(self, acc: list[int], side: int, tmask: int) -> None:
+        """A trick won by ``side``: what the contract needs of it (``acc``'s entries after the game totals)."""
+        if tmask & self.lbit:
+            acc[self.k] = side + 1
+        if side != self.bside:
+            acc[self.k + 1] = 1
 
     # ---------------------------------------------------------------- horizon
     def rollout(self, hands: list[int], leader: int, acc: list[int], jcap: int | None) -> int:
@@ -291,6 +316,8 @@ class _Solver:
             acc[side] += game_points(tmask)
             if tmask & jbit:
                 jcap = side
+            if self.auction:
+                self._contract_trick(acc, side, tmask)
             leader = best_seat
         return self.leaf(acc, jcap)
 
@@ -372,9 +399,11 @@ class _Solver:
             gained = game_points(tmask)
             if tmask & self.jbit:
                 jcap = side
-            if gained:
+            if gained or self.auction:
                 acc = acc[:]
                 acc[side] += gained
+                if self.auction:
+                    self._contract_trick(acc, side, tmask)
             return self.trick_start(hands, best_seat, acc, jcap, alpha, beta)
         p = order[pos]
         hand = hands[p]
