@@ -30,6 +30,11 @@ renege). Otherwise the seat plays it holding those cards (``GameState.with_hands
 records the suits each seat has shown it lacks (``state.voids``), and the second, clean replay
 deals the hidden cards respecting them. Only the second replay's state is returned.
 
+The auction presets (pitch, setback; docs/rules.md section 8): the view's ``auction.calls`` (this deal's, from
+the eldest's, as ``seat_view`` writes them) are replayed before the tricks like the trump decisions; a round of
+passes that redeals is refused (the new deal's view has only its own calls), scores may be below zero, and the
+contract the view states (``auction.bidder``, ``auction.bid``) is checked against the replay.
+
 Redeals: when the pack runs out while being run, the same dealer deals again and the turn-up
 points stay. ``seat_view`` then lists the earlier deal's BEG and RUN_PACK before the new deal's
 decisions and counts its turn-up points in ``hand_points``; both forms are accepted. The view does

@@ -282,7 +282,8 @@ class MoveRequest(_Strict):
     model_config = ConfigDict(json_schema_extra={"examples": [{"action": "STAND"}, {"action": "TH", "since": 4}]})
 
     action: str = Field(pattern=ACTION_PATTERN, description="a card code ('TH') or STAND, BEG, GIVE_ONE, RUN_PACK, "
-                                                            "THROW_IN (either case)")
+                                                            "THROW_IN, or in pitch and setback PASS, BID_1 to BID_4, "
+                                                            "SMUDGE (either case)")
     since: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="answer the events after this seq "
                               "(default: from this move on)")
     expect_seq: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="refuse the move (409) unless the "
