@@ -49,7 +49,6 @@ from dataclasses import dataclass, field, replace
 
 from .cards import (
     BID_IDS,
-    BID_NAMES,
     DECISION_IDS,
     DECISION_NAMES,
     NUM_CARDS,
@@ -243,21 +242,9 @@ def _parse(req) -> _View:
                         " while running the pack, in order)")
     if not rules.turnup and turnups:
         raise ViewError(f"preset {rules.preset!r} turns no card up: turnups must be empty")
-    decisions = []
-    for i, d in enumerate(_list(req.get("decisions", []), "decisions", MAX_DECISIONS)):
-        where = f"decisions[{i}]"
-        if isinstance(d, str):
-            d = {"action": d}
-        if not isinstance(d, dict) or "action" not in d or set(d) - {"seat", "action"}:
-            raise ViewError(f"{where} must be an object {{'seat': int, 'action': word}} or a word, got {d!r}")
-        word = d["action"]
-        if not isinstance(word, str) or DECISION_IDS.get(word.upper()) not in _TRUMP_DECISIONS:
-            raise ViewError(f"{where}: action must be one of STAND, BEG, GIVE_ONE, RUN_PACK, got {word!r}"
+    trump_words = {DECISION_NAMES[a]: a for a in _TRUMP_DECISIONS}
+    decisions = _word_moves(_list(req.get("decisions", []), "decisions", MAX_DECISIONS), "decisions", trump_words, n,
                             " (a THROW_IN goes in the trick)")
-        s = d.get("seat")
-        if s is not None:
-            s = _int(s, f"{where}.seat", 0, n - 1)
-        decisions.append((s, DECISION_IDS[word.upper()], f"{where} ({word.upper()})"))
     if decisions and not rules.turnup:
         raise ViewError(f"preset {rules.preset!r} has no trump decisions (the first card led is trump):"
                         " decisions must be empty")
@@ -325,21 +312,28 @@ def _parse_calls(req, rules: Rules) -> list[tuple[int | None, int, str]]:
     if not isinstance(auction, dict) or set(auction) - {"calls", "bidder", "bid"}:
         raise ViewError(f"auction must be an object {{'calls': [...]}} (and optionally 'bidder', 'bid'), "
                         f"got {auction!r}")
-    calls = []
-    for i, c in enumerate(_list(auction.get("calls", []), "auction.calls", rules.players)):
-        where = f"auction.calls[{i}]"
-        if isinstance(c, str):
-            c = {"action": c}
-        if not isinstance(c, dict) or "action" not in c or set(c) - {"seat", "action"}:
-            raise ViewError(f"{where} must be an object {{'seat': int, 'action': word}} or a word, got {c!r}")
-        word = c["action"]
-        if not isinstance(word, str) or word.upper() not in BID_IDS:
-            raise ViewError(f"{where}: action must be one of {', '.join(BID_NAMES.values())}, got {word!r}")
-        s = c.get("seat")
+    return _word_moves(_list(auction.get("calls", []), "auction.calls", rules.players), "auction.calls", BID_IDS,
+                       rules.players)
+
+
+def _word_moves(items: list, name: str, words: dict[str, int], n: int, note: str = "") -> list:
+    """``(seat or None, action id, where)`` of each ``{"seat": s, "action": word}`` (or bare word) of ``items``,
+    the words those of ``words`` (word -> action id) in either case."""
+    out = []
+    for i, d in enumerate(items):
+        where = f"{name}[{i}]"
+        if isinstance(d, str):
+            d = {"action": d}
+        if not isinstance(d, dict) or "action" not in d or set(d) - {"seat", "action"}:
+            raise ViewError(f"{where} must be an object {{'seat': int, 'action': word}} or a word, got {d!r}")
+        word = d["action"]
+        if not isinstance(word, str) or word.upper() not in words:
+            raise ViewError(f"{where}: action must be one of {', '.join(words)}, got {word!r}{note}")
+        s = d.get("seat")
         if s is not None:
-            s = _int(s, f"{where}.seat", 0, rules.players - 1)
-        calls.append((s, BID_IDS[word.upper()], f"{where} ({word.upper()})"))
-    return calls
+            s = _int(s, f"{where}.seat", 0, n - 1)
+        out.append((s, words[word.upper()], f"{where} ({word.upper()})"))
+    return out
 
 
 def _split_redeals(decisions):

@@ -143,27 +143,18 @@ def test_play_a_whole_yorkshire_match_by_clicking(server, browser):
     match_id = browser.find_element(By.ID, "game").get_attribute("data-match-id")
     assert shown("game") and not shown("setup")
 
-    summaries, clicks, refused = [], 0, 0
-    while True:
-        state = WebDriverWait(browser, 30).until(lambda d: (s := d.execute_script(PAGE_STATE)) != "wait" and s)
-        if state == "over":
-            break
-        try:
-            if state == "summary":
-                summaries.append(read_summary(browser))
-                browser.find_element(By.ID, "continue").click()
-            elif state == "card" and not refused and (wrong := browser.find_elements(
-                    By.CSS_SELECTOR, '#hand .card[data-legal="false"]')):
-                refused += 1
-                check_a_refused_card(browser, app, match_id, wrong[0])
-            elif state == "decision":
-                browser.find_element(By.CSS_SELECTOR, "#decisions button[data-action]").click()
-            else:
-                browser.find_element(By.CSS_SELECTOR, '#hand .card[data-legal="true"]').click()
-        except StaleElementReferenceException:  # the page redrew between looking and clicking
-            continue
-        clicks += 1
-        assert clicks < 2000, "the match did not end"
+    refused = 0
+
+    def card():  # once, a card the rules refuse; else a legal one
+        nonlocal refused
+        wrong = browser.find_elements(By.CSS_SELECTOR, '#hand .card[data-legal="false"]')
+        if not refused and wrong:
+            refused += 1
+            check_a_refused_card(browser, app, match_id, wrong[0])
+        else:
+            browser.find_element(By.CSS_SELECTOR, '#hand .card[data-legal="true"]').click()
+
+    summaries = play_to_the_end(browser, card=card)
 
     final = json.loads(browser.find_element(By.ID, "match-result").get_attribute("data-scores"))
     record = app.state.matches.record(match_id)
@@ -215,29 +206,19 @@ def test_play_a_whole_setback_match_by_clicking(server, browser):
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "game").get_attribute("data-match-id"))
     match_id = browser.find_element(By.ID, "game").get_attribute("data-match-id")
 
-    summaries, calls, prompts, clicks = [], [], set(), 0
-    while True:
-        state = WebDriverWait(browser, 30).until(lambda d: (s := d.execute_script(PAGE_STATE)) != "wait" and s)
-        if state == "over":
-            break
-        try:
-            if state == "summary":
-                summaries.append(read_summary(browser))
-                browser.find_element(By.ID, "continue").click()
-            elif state == "decision":  # the auction: alternately the highest bid offered and the first call
-                buttons = browser.find_elements(By.CSS_SELECTOR, "#decisions button[data-action]")
-                words = [b.text for b in buttons]
-                assert all(re.fullmatch(r"Pass|Bid [1-4]|Smudge", w) for w in words), words
-                prompts.add(browser.find_element(By.ID, "prompt").text.split(":")[0])
-                button = buttons[-1] if len(calls) % 2 == 0 else buttons[0]
-                calls.append(button.get_attribute("data-action"))
-                button.click()
-            else:
-                browser.find_element(By.CSS_SELECTOR, '#hand .card[data-legal="true"]').click()
-        except StaleElementReferenceException:  # the page redrew between looking and clicking
-            continue
-        clicks += 1
-        assert clicks < 2000, "the match did not end"
+    calls, prompts = [], set()
+
+    def decide():  # the auction: alternately the highest bid offered and the first call
+        buttons = browser.find_elements(By.CSS_SELECTOR, "#decisions button[data-action]")
+        words = [b.text for b in buttons]
+        assert all(re.fullmatch(r"Pass|Bid [1-4]|Smudge", w) for w in words), words
+        prompts.add(browser.find_element(By.ID, "prompt").text.split(":")[0])
+        button = buttons[-1] if len(calls) % 2 == 0 else buttons[0]
+        action = button.get_attribute("data-action")
+        button.click()
+        calls.append(action)
+
+    summaries = play_to_the_end(browser, decide=decide)
 
     record = app.state.matches.record(match_id)
     final = json.loads(browser.find_element(By.ID, "match-result").get_attribute("data-scores"))
@@ -270,6 +251,30 @@ def test_play_a_whole_setback_match_by_clicking(server, browser):
     browser.find_element(By.ID, "rules-close").click()
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def play_to_the_end(browser, decide=None, card=None) -> list[dict]:
+    """Click through the match to its result: each hand's summary read (``read_summary``) and dismissed,
+    ``decide()`` at a decision (default: its first button), ``card()`` at a card (default: the first legal one).
+    The summaries, in order."""
+    decide = decide or (lambda: browser.find_element(By.CSS_SELECTOR, "#decisions button[data-action]").click())
+    card = card or (lambda: browser.find_element(By.CSS_SELECTOR, '#hand .card[data-legal="true"]').click())
+    summaries = []
+    for _ in range(2000):
+        state = WebDriverWait(browser, 30).until(lambda d: (s := d.execute_script(PAGE_STATE)) != "wait" and s)
+        if state == "over":
+            return summaries
+        try:
+            if state == "summary":
+                summaries.append(read_summary(browser))
+                browser.find_element(By.ID, "continue").click()
+            elif state == "decision":
+                decide()
+            else:
+                card()
+        except StaleElementReferenceException:  # the page redrew between looking and clicking
+            continue
+    raise AssertionError("the match did not end")
 
 
 def read_summary(browser) -> dict:
