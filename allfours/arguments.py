@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from allfours_env.rules import ALL_PRESETS, AUCTION_PRESETS, PRESETS
+from allfours_env.rules import ALL_PRESETS, PLAYED_PRESETS, PRESETS
 
 USAGE_ERROR = 2
 
@@ -102,7 +102,7 @@ def preset(text: str) -> str:
 def played_preset(text: str) -> str:
     """A full game, All Fours or one of the auction presets (pitch, setback: docs/rules.md section 8), for the
     commands that play on the engine alone (``allfours eval``, ``allfours play``, ``allfours bot``)."""
-    return _one_of(text, [*PRESETS, *AUCTION_PRESETS])
+    return _one_of(text, PLAYED_PRESETS)
 
 
 def any_preset(text: str) -> str:

@@ -148,6 +148,8 @@ AUCTION_PRESETS = {
                      all_pass="redeal", low_to="capturer", going_out="bidder", smudge=False, **_AUCTION),
 }
 ENGINE_PRESETS = {**ALL_PRESETS, **AUCTION_PRESETS}
+# The full games a person or a bot plays: All Fours' three presets and the auction ones (no mini preset).
+PLAYED_PRESETS = (*PRESETS, *AUCTION_PRESETS)
 ALLOWED_PLAYERS = {"yorkshire": (4,), "traditional": (2, 3, 4), "seven_up": (2,), **{m: (2,) for m in MINI_PRESETS},
                    "pitch": (2, 3, 4), "setback": (4,)}
 OPTION_NAMES = ("players", "target", "must_follow_suit", "throw_in", "reward", "episode", "low_cut_deals")

@@ -219,7 +219,7 @@ class _Solver:
         pts = self.pts0[:]
         scores = self.scores[:]
         if self.auction:
-            low = acc[k] - 1 if self.lbit and acc[k] else None if self.lbit else self.low
+            low = (acc[k] - 1 if acc[k] else None) if self.lbit else self.low  # Low to its capturer, or holder
             awards = hand_awards(self.high, low, self.jholder, jcap, acc[:k], self.hang, self.tie_elder)
             order, made = contract(awards, self.bside, self.bid, not acc[k + 1], self.going_out)
             winner = tally([(sd, p) for _, sd, p in order], scores, pts, self.target)

@@ -168,12 +168,13 @@ class BotPool:
         """The bot's model card: name, version, kind, whether it has a policy, presets, description."""
         if spec in self._cards:
             return self._cards[spec]
+        first = self.presets(spec)[0]
         try:
-            agent, _ = self.get(spec, self.presets(spec)[0])
+            agent, _ = self.get(spec, first)
         except RequestError as e:
-            if e.type != "bot_unavailable" or self.presets(spec)[:len(PRESETS)] == list(PRESETS):
+            if e.type != "bot_unavailable" or self.presets(spec)[0] == first:
                 raise
-            agent, _ = self.get(spec, self.presets(spec)[0])  # a network trained for another preset
+            agent, _ = self.get(spec, self.presets(spec)[0])  # a network trained for another preset: now known
         presets = self.presets(spec)
         card = getattr(agent, "model_card", None)
         if callable(card):

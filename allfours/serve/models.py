@@ -11,7 +11,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from allfours_env import PRESETS
 from allfours_env.cards import ACTION_IDS, BID_NAMES
 from allfours_env.engine import PHASE_NAMES
 from allfours_env.replay import MAX_DECISIONS, MAX_TRICKS
@@ -22,9 +21,10 @@ from allfours_env.rules import (
     AUCTION_PRESETS,
     ENGINE_PRESETS,
     OPTION_NAMES,
+    PLAYED_PRESETS,
 )
 
-SERVED_PRESETS = (*PRESETS, *AUCTION_PRESETS)
+SERVED_PRESETS = PLAYED_PRESETS
 """The presets a request may name: the three All Fours presets and the auction ones (docs/rules.md section 8)."""
 PresetName = Literal[SERVED_PRESETS]
 
