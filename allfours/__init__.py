@@ -5,8 +5,8 @@
     allfours.train      self-play PPO and its tools
     allfours.cli        the ``allfours`` command
 
-Importing it registers the Gymnasium ids ``allfours/Yorkshire-v0``, ``allfours/Traditional-v0`` and
-``allfours/SevenUp-v0`` (``allfours.gym_registration``).
+Importing it registers the Gymnasium ids ``allfours/Yorkshire-v0``, ``allfours/Traditional-v0``,
+``allfours/SevenUp-v0``, ``allfours/Pitch-v0`` and ``allfours/Setback-v0`` (``allfours.gym_registration``).
 """
 
 from allfours_env import __version__

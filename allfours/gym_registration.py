@@ -4,6 +4,8 @@ imports it first). Entry points are strings: nothing of ``allfours.agents`` is i
     allfours/Yorkshire-v0      four players in partnerships, to 11
     allfours/Traditional-v0    players=2 (default 4), 3 or 4, to 14
     allfours/SevenUp-v0        two players, to 7
+    allfours/Pitch-v0          Auction Pitch: players=2, 3 or 4 (default 4, each for themselves), to 7
+    allfours/Setback-v0        Setback: four players in partnerships, to 11
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import gymnasium
 
 IDS = {"allfours/Yorkshire-v0": "yorkshire", "allfours/Traditional-v0": "traditional",
-       "allfours/SevenUp-v0": "seven_up"}
+       "allfours/SevenUp-v0": "seven_up", "allfours/Pitch-v0": "pitch", "allfours/Setback-v0": "setback"}
 
 
 def register() -> None:

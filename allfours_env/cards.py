@@ -12,7 +12,8 @@ RANKS = "23456789TJQKA"
 NUM_CARDS = 52
 
 STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN = 52, 53, 54, 55, 56
-NUM_ACTIONS = 57  # the action space of the env and the networks: the All Fours presets' ids 0..56
+NUM_ACTIONS = 63  # the action space of the env and the networks, every preset: ids 0..62 (0..56: All Fours')
+ALL_FOURS_ACTIONS = 57  # All Fours' presets use ids 0..56 only: an encoding-1 network's head
 DECISION_NAMES = {STAND: "STAND", BEG: "BEG", GIVE_ONE: "GIVE_ONE", RUN_PACK: "RUN_PACK", THROW_IN: "THROW_IN"}
 DECISION_IDS = {name: a for a, name in DECISION_NAMES.items()}
 # The auction (Auction Pitch and Setback, docs/rules.md section 8): pass, a bid of 1 to 4 points, the smudge.
@@ -21,7 +22,7 @@ BIDS = (58, 59, 60, 61)  # BIDS[k - 1] bids k
 BID_NAMES = {PASS: "PASS", **{a: f"BID_{k}" for k, a in enumerate(BIDS, start=1)}, SMUDGE: "SMUDGE"}
 BID_IDS = {name: a for a, name in BID_NAMES.items()}
 BID_VALUE = {**{a: k for k, a in enumerate(BIDS, start=1)}, SMUDGE: 5}  # points a bid contracts for (smudge: 5)
-ACTION_IDS = 63  # every action id of every preset, 0..62 (the env's space grows to it with the auction presets)
+ACTION_IDS = NUM_ACTIONS  # every action id of every preset, 0..62
 
 TEN, JACK, SIX, ACE = 8, 9, 4, 12  # rank indices
 GAME_VALUE = (0, 0, 0, 0, 0, 0, 0, 0, 10, 1, 2, 3, 4)  # per rank: T 10, J 1, Q 2, K 3, A 4

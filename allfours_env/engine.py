@@ -91,6 +91,7 @@ FIELDS = (
     ("tricks", COPY, "[]"),  # (plays, thrown, winner) of each finished trick
     ("begged", SHARE, "False"), ("gave_one", SHARE, "False"), ("runs", SHARE, "0"),
     ("bid", SHARE, "0"), ("bidder", SHARE, "-1"),  # the auction's high bid (5: the smudge) and who holds it
+    ("calls", COPY, "[-1] * n"),  # each seat's call in this deal's auction (PASS, a bid, SMUDGE), -1 before it calls
     ("_legal", SHARE, "-1"),  # the legal-action mask, -1 until asked for
 )
 
@@ -393,6 +394,7 @@ class GameState:
     def _bid(self, action: int) -> None:
         """One call of the auction: a bid takes the lead of it; the dealer's call ends it (docs/rules.md section 8)."""
         p = self.current
+        self.calls[p] = action
         if action != PASS:
             self.bid = BID_VALUE[action]
             self.bidder = p

@@ -2,19 +2,24 @@
 
 | Import             | `from allfours_env import env, raw_env`                          |
 |--------------------|------------------------------------------------------------------|
-| Actions            | Discrete(57)                                                     |
+| Actions            | Discrete(63)                                                     |
 | Parallel API       | No                                                               |
 | Manual control     | `allfours play`                                                  |
 | Agents             | `player_0` .. `player_{n-1}` (index = seat, play order)          |
-| Agents count       | 4 (yorkshire), 2/3/4 (traditional), 2 (seven_up)                 |
-| Observation shape  | (OBS_SIZE,) float32 in [0, 1], see `allfours_env.observation`    |
-| Action mask        | int8 (57,), the legal actions of the agent to move; zeros else   |
+| Agents count       | 4 (yorkshire), 2/3/4 (traditional, pitch), 2 (seven_up), 4 (setback) |
+| Observation shape  | (OBS_SIZE,) float32 in [OBS_LOW, 1], see `allfours_env.observation` |
+| Action mask        | int8 (63,), the legal actions of the agent to move; zeros else   |
 
-`env(preset="yorkshire", render_mode=None, **options)`; presets `yorkshire`, `traditional`,
-`seven_up`; options `players`, `target`, `must_follow_suit`, `throw_in`, `reward` ("match" or
-"points"), `episode` ("match" or "hand"), `low_cut_deals`. `render_mode`: "ansi" (`render()` returns
-the table as text), "human" (prints it) or "rgb_array" (the same table drawn as a uint8 (H, W, 3)
-picture, ``render.render_rgb``; matplotlib is imported on the first such call).
+`env(preset="yorkshire", render_mode=None, max_moves=None, **options)`; presets `yorkshire`,
+`traditional`, `seven_up`, and the auction presets `pitch` and `setback` (docs/rules.md section 8); options
+`players`, `target`, `must_follow_suit`, `throw_in`, `reward` ("match" or "points"), `episode` ("match" or
+"hand"), `low_cut_deals`, the pack options and the auction options (``rules.RULE_OPTIONS``).
+`max_moves` truncates a match after that many moves (every agent's truncation set, rewards 0): None is no
+cap in All Fours' presets, which always end, and ``AUCTION_MAX_MOVES`` in the auction presets, where
+players who overbid at random are set back hand after hand and a match need never end.
+`render_mode`: "ansi" (`render()` returns the table as text), "human" (prints it) or "rgb_array" (the
+same table drawn as a uint8 (H, W, 3) picture, ``render.render_rgb``; matplotlib is imported on the first
+such call).
 
 ### Actions
 | id     | action                                                       |
@@ -25,6 +30,9 @@ picture, ``render.render_rgb``; matplotlib is imported on the first such call).
 | 54     | GIVE_ONE: dealer gives the begging side one point            |
 | 55     | RUN_PACK: dealer deals three more each and turns up again    |
 | 56     | THROW_IN: throw the whole hand into the trick (Yorkshire)    |
+| 57     | PASS: no bid (the auction presets)                           |
+| 58..61 | BID_1 .. BID_4: bid 1 to 4 points                            |
+| 62     | SMUDGE: bid to take every trick (setback, `smudge=True`)     |
 
 ### Rewards
 "match" (default): +1 to each agent of the side that reaches the target, -1 to each loser
@@ -62,17 +70,17 @@ from pettingzoo import AECEnv
 from . import wrappers
 from .cards import NUM_ACTIONS
 from .engine import GameState
-from .observation import OBS_SIZE, STATE_SIZE, encode, encode_state
+from .observation import OBS_LOW, OBS_SIZE, STATE_SIZE, encode, encode_state
 from .render import render_rgb, render_text
-from .rules import check_seed, check_supported, make_rules
+from .rules import check_max_moves, check_seed, make_rules
 from .view import seat_view
 
 RESET_OPTIONS = ("deal", "scores")
 
 
-def env(preset: str = "yorkshire", render_mode: str | None = None, **options):
+def env(preset: str = "yorkshire", render_mode: str | None = None, max_moves: int | None = None, **options):
     """The wrapped environment: an illegal action ends the game with -1 for the offender."""
-    e = raw_env(preset, render_mode=render_mode, **options)
+    e = raw_env(preset, render_mode=render_mode, max_moves=max_moves, **options)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
@@ -83,10 +91,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "allfours_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, preset: str = "yorkshire", render_mode: str | None = None, **options):
+    def __init__(self, preset: str = "yorkshire", render_mode: str | None = None, max_moves: int | None = None,
+                 **options):
         super().__init__()
         self.rules = make_rules(preset, **options)
-        check_supported(self.rules, "the PettingZoo env")
+        self.max_moves = check_max_moves(max_moves, self.rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
@@ -95,14 +104,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self._action_space = spaces.Discrete(NUM_ACTIONS)
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            "observation": spaces.Box(OBS_LOW, 1.0, (OBS_SIZE,), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
         })
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), dtype=np.float32)
+        state_low = np.zeros(STATE_SIZE, np.float32)
+        state_low[:OBS_SIZE] = OBS_LOW
+        self.state_space = spaces.Box(state_low, 1.0, (STATE_SIZE,), dtype=np.float32)
         self._seeder = random.Random()
         self.game: GameState | None = None  # the engine's state of the match
+        self.moves, self.cut = 0, False
 
     def state(self) -> np.ndarray:
         """The global state (``state_space``): seat 0's observation, then every seat's hand now and as
@@ -136,6 +148,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {"scores": list(self.game.scores)} for a in self.agents}
         self._hands_seen = 0
+        self.moves = 0  # moves made in this match (``max_moves``)
+        self.cut = False  # the match was truncated at ``max_moves``
         self._after_change()
         if self.game.done:  # the first turn-up already won the match
             self.agent_selection = self.agents[self.game.dealer]
@@ -154,9 +168,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._cumulative_rewards[agent] = 0.0
         state = self.game
         state.apply(int(action))
+        self.moves += 1
         for a in self.agents:
             self.rewards[a] = 0.0
         self._after_change()
+        if not state.done and self.max_moves is not None and self.moves >= self.max_moves:
+            self.cut = True
+            for a in self.agents:  # the match is cut short, undecided: no reward
+                self.truncations[a] = True
         if not state.done:
             self.agent_selection = self.agents[state.current]
         self._accumulate_rewards()
@@ -190,7 +209,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
         state = self._dealt("observe")
-        legal = state.legal_mask() if state.current_player == seat else 0
+        legal = state.legal_mask() if state.current_player == seat and not self.cut else 0
         mask = np.unpackbits(np.frombuffer(legal.to_bytes(8, "little"), dtype=np.uint8), count=NUM_ACTIONS,
                              bitorder="little").view(np.int8)
         return {"observation": encode(state, seat), "action_mask": mask}

@@ -36,11 +36,24 @@ Layout, version ``ENCODING_VERSION`` (``VIEWS`` maps name -> (start, shape)):
 | runs           | 1       | times the pack was run this deal / 4                             |
 | tricks         | 1       | tricks completed this hand / 24                                  |
 | target         | 1       | target / 21                                                      |
+| bid_phase      | 1       | the auction is on (section 8's presets; the phase view shows none)|
+| calls          | 4 x 6   | each relative seat's call this deal: PASS, BID_1 .. BID_4, SMUDGE |
+| bidder         | 4       | relative seat holding the high bid (after the auction, the pitcher)|
+| bid            | 5       | the high bid (after the auction, the contract): 1 .. 4, smudge   |
+| auction_preset | 2       | pitch, setback                                                   |
+| auction_rules  | 10      | min_bid 1; dealer_privilege none, match, four; all_pass stuck,   |
+|                |         | redeal; low_to capturer; going_out order; smudge; partnerships   |
+
+Version 2 appended the last six views (the auction) to version 1's columns, which it keeps as they were:
+an encoding-1 network reads the first ``V1_SIZE`` columns and sees exactly what it was trained on, and
+in All Fours' presets the new columns are all 0. Version 2 also lets ``scores`` and ``hand_points`` go
+below 0 (a side set back in the auction presets), to -1 at most; ``OBS_LOW`` is each column's floor.
 
 The layout is published for the encoders: ``VIEWS`` and ``OFFSET`` (each view's first column),
 ``N_BITS`` (the binary views end there, the float views follow), ``CARD_VIEWS``, ``CARD_BITS`` and
 ``CARD_ROW`` (the 52-column card masks that come first), ``FLOAT_COLUMN`` (the float views within the
-float part), ``PHASE_BIT``, ``rules_bits`` and ``scale_floats``. ``encode`` here and the batched
+float part, which ends at ``V1_SIZE``), ``AUCTION_BITS`` (the auction's binary views, from ``V1_SIZE`` to
+the end), ``PHASE_BIT``, ``rules_bits``, ``auction_rules_bits`` and ``scale_floats``. ``encode`` here and the batched
 encoder ``allfours_env.vector.encode`` place every feature by these names, never by a column number;
 ``tests/env/test_vector.py`` holds the two equal, value for value.
 """
@@ -49,11 +62,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import NUM_ACTIONS
-from .engine import GIVE_OR_RUN, PLAY, STAND_OR_BEG, GameState
+from .cards import BID_NAMES, NUM_ACTIONS
+from .engine import BID, GIVE_OR_RUN, PLAY, STAND_OR_BEG, GameState
 
-ENCODING_VERSION = 1
+ENCODING_VERSION = 2
 PRESET_ORDER = ("yorkshire", "traditional", "seven_up")
+AUCTION_PRESET_ORDER = ("pitch", "setback")
 
 # The layout: the binary views (0/1), then the float views. A float view's values are divided by its
 # divisor ("target": the match target; else a constant) and, where capped, clipped at 1.0.
@@ -66,11 +80,15 @@ _BIT_VIEWS = (
 _FLOAT_VIEWS = (("scores", (4,), "target", True), ("hand_points", (4,), "target", True),
                 ("hand_sizes", (4,), 24, False), ("runs", (1,), 4, True), ("tricks", (1,), 24, False),
                 ("target", (1,), 21, True))
+_SIGNED = ("scores", "hand_points")  # float views that go below 0 (set back), floored at -1
+# Version 2's views, after version 1's floats: the auction (docs/rules.md section 8), all binary.
+_AUCTION_VIEWS = (("bid_phase", (1,)), ("calls", (4, 6)), ("bidder", (4,)), ("bid", (5,)), ("auction_preset", (2,)),
+                  ("auction_rules", (10,)))
 
 
 def _layout():
     views, pos = {}, 0
-    for name, shape, *_ in _BIT_VIEWS + _FLOAT_VIEWS:
+    for name, shape, *_ in _BIT_VIEWS + _FLOAT_VIEWS + _AUCTION_VIEWS:
         views[name] = (pos, shape)
         pos += int(np.prod(shape))
     return views, pos
@@ -83,6 +101,11 @@ VIEWS, OBS_SIZE = _layout()
 """name -> (first column, shape) of every view, in column order (the table in the docstring)."""
 N_BITS = sum(int(np.prod(s)) for _, s in _BIT_VIEWS)
 """Columns 0 .. N_BITS - 1 are the binary views, 0 or 1; the float views follow."""
+V1_SIZE = VIEWS["bid_phase"][0]
+"""The columns of encoding version 1 (its binary and float views): the float views end here, and an
+encoding-1 network reads ``obs[..., :V1_SIZE]``."""
+AUCTION_BITS = OBS_SIZE - V1_SIZE
+"""Columns V1_SIZE .. OBS_SIZE - 1 are the auction's binary views, 0 or 1."""
 OFFSET = {name: start for name, (start, _) in VIEWS.items()}
 """name -> the first column of the view (a view of shape (4, k) holds relative seat r at OFFSET + k r)."""
 CARD_VIEWS = ("hand", "dealt", "played", "won", "trick", "turnups", "turnup", "unseen")
@@ -95,7 +118,13 @@ CARD_ROW = {name: OFFSET[name] // 52 for name in CARD_VIEWS}
 FLOAT_COLUMN = {name: OFFSET[name] - N_BITS for name, *_ in _FLOAT_VIEWS}
 """name -> the first column of a float view within the float part (column N_BITS + FLOAT_COLUMN)."""
 PHASE_BIT = {STAND_OR_BEG: 0, GIVE_OR_RUN: 1, PLAY: 2}
-"""Engine phase -> its column in the ``phase`` view (OVER, and any other phase, sets none)."""
+"""Engine phase -> its column in the ``phase`` view (OVER and BID set none; BID sets ``bid_phase``)."""
+CALL_COLUMN = {a: i for i, a in enumerate(sorted(BID_NAMES))}
+"""A call's action id (PASS, BID_1 .. BID_4, SMUDGE) -> its column in a seat's row of ``calls``."""
+OBS_LOW = np.zeros(OBS_SIZE, np.float32)
+"""Each column's floor: 0, or -1 for ``scores`` and ``hand_points`` (a side set back); every ceiling is 1."""
+for _name in _SIGNED:
+    OBS_LOW[OFFSET[_name]:OFFSET[_name] + int(np.prod(VIEWS[_name][1]))] = -1.0
 
 if tuple(n for n, _ in _BIT_VIEWS[:len(CARD_VIEWS)]) != CARD_VIEWS or any(
         s[-1] != 52 for _, s in _BIT_VIEWS[:len(CARD_VIEWS)]):
@@ -107,8 +136,10 @@ _BY_TARGET = np.array([d == "target" for _, s, d, _ in _FLOAT_VIEWS for _ in ran
 _DIVISOR = np.array([1 if d == "target" else d for _, s, d, _ in _FLOAT_VIEWS for _ in range(int(np.prod(s)))],
                     np.float64)
 _CLIP = np.array([c for _, s, _, c in _FLOAT_VIEWS for _ in range(int(np.prod(s)))], bool)
+_FLOOR = np.array([n in _SIGNED for n, s, *_ in _FLOAT_VIEWS for _ in range(int(np.prod(s)))], bool)  # at -1
 _TARGET = FLOAT_COLUMN["target"]
-_ROW_SCALE = tuple(zip(_BY_TARGET.tolist(), _DIVISOR.tolist(), _CLIP.tolist()))  # the same, for one row
+_ROW_SCALE = tuple(zip(_BY_TARGET.tolist(), _DIVISOR.tolist(), _CLIP.tolist(), _FLOOR.tolist()))  # for one row
+_N_AUCTION_BYTES = (AUCTION_BITS + 7) // 8
 
 
 def views(obs) -> dict[str, np.ndarray]:
@@ -137,8 +168,9 @@ def rules_bits(rules) -> int:
     bits = _CONST.get(rules)
     if bits is None:
         bits = (1 << (OFFSET["players"] + rules.players - 2)
-                | 1 << (OFFSET["preset"] + PRESET_ORDER.index(rules.family))
                 | (rules.must_follow_suit | rules.throw_in << 1) << OFFSET["flags"])
+        if rules.family in PRESET_ORDER:  # the auction presets have their own view, ``auction_preset``
+            bits |= 1 << (OFFSET["preset"] + PRESET_ORDER.index(rules.family))
         _CONST[rules] = bits
     return bits
 
@@ -190,11 +222,53 @@ def _bits(state: GameState, observer: int) -> int:
     return bits
 
 
+_OA = {name: OFFSET[name] - V1_SIZE for name, _ in _AUCTION_VIEWS}  # an auction view's first bit in _auction_bits
+_AUCTION_CONST: dict = {}
+
+
+def auction_rules_bits(rules) -> int:
+    """The auction views that depend on the rules alone (``auction_preset``, ``auction_rules``) as one int: bit i
+    is column ``V1_SIZE + i`` of every observation under ``rules`` (0 for All Fours' presets)."""
+    bits = _AUCTION_CONST.get(rules)
+    if bits is None:
+        bits = 0
+        if rules.auction:
+            flags = (rules.min_bid == 1, rules.dealer_privilege == "none", rules.dealer_privilege == "match",
+                     rules.dealer_privilege == "four", rules.all_pass == "stuck", rules.all_pass == "redeal",
+                     rules.low_to == "capturer", rules.going_out == "order", rules.smudge, rules.partnerships)
+            bits = 1 << (_OA["auction_preset"] + AUCTION_PRESET_ORDER.index(rules.family))
+            for i, on in enumerate(flags):
+                bits |= bool(on) << (_OA["auction_rules"] + i)
+        _AUCTION_CONST[rules] = bits
+    return bits
+
+
+def _auction_bits(state: GameState, observer: int) -> int:
+    """The auction views of ``encode(state, observer)`` as one int (bit i = column V1_SIZE + i)."""
+    rules = state.rules
+    if not rules.auction:
+        return 0
+    n = state.n
+    bits = auction_rules_bits(rules) | (state.phase == BID) << _OA["bid_phase"]
+    calls = state.calls
+    for r in range(n):
+        c = calls[(observer + r) % n]
+        if c >= 0:
+            bits |= 1 << (_OA["calls"] + 6 * r + CALL_COLUMN[c])
+    if state.bidder >= 0:
+        bits |= 1 << (_OA["bidder"] + (state.bidder - observer) % n) | 1 << (_OA["bid"] + state.bid - 1)
+    return bits
+
+
 def _raw_floats(state: GameState, observer: int) -> tuple:
     """The float views unscaled, in column order (``FLOAT_COLUMN``): scores and hand points per relative
     seat's side, hand sizes, runs, tricks, target (scaled by ``scale_floats``)."""
     n = state.n
     sc, hp, h = state.scores, state.hand_points, state.hands
+    if n == 4 and state.rules.sides == 4:  # four each for themselves (Auction Pitch)
+        rel = [(observer + r) & 3 for r in range(4)]
+        return (*[sc[s] for s in rel], *[hp[s] for s in rel], *[h[s].bit_count() for s in rel], state.runs,
+                len(state.tricks), state.rules.target)
     if n == 4:
         a = state.side(observer)
         b = a ^ 1
@@ -211,10 +285,11 @@ def _raw_floats(state: GameState, observer: int) -> tuple:
 
 
 def scale_floats(raw: np.ndarray) -> np.ndarray:
-    """The float views (B, OBS_SIZE - N_BITS) float64 from their raw values (columns as ``FLOAT_COLUMN``:
+    """The float views (B, V1_SIZE - N_BITS) float64 from their raw values (columns as ``FLOAT_COLUMN``:
     counts and scores, and the target in ``target``): exactly ``encode``'s arithmetic, vectorised."""
     f = raw / np.where(_BY_TARGET, raw[:, _TARGET:_TARGET + 1], _DIVISOR)
     np.minimum(f, 1.0, out=f, where=_CLIP)
+    np.maximum(f, -1.0, out=f, where=_FLOOR)
     return f
 
 
@@ -228,11 +303,13 @@ def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np
     target = raw[_TARGET]
     # scale_floats for one row, in Python floats (x / d < 1.0 exactly when x < d for these integers)
     f = []
-    for x, (by_target, d, capped) in zip(raw, _ROW_SCALE):
+    for x, (by_target, d, capped, floored) in zip(raw, _ROW_SCALE):
         if by_target:
             d = target
-        f.append(1.0 if capped and x >= d else x / d)
-    out[N_BITS:] = f
+        f.append(1.0 if capped and x >= d else -1.0 if floored and x <= -d else x / d)
+    out[N_BITS:V1_SIZE] = f
+    out[V1_SIZE:] = np.unpackbits(np.frombuffer(_auction_bits(state, observer).to_bytes(_N_AUCTION_BYTES, "little"),
+                                                dtype=np.uint8), count=AUCTION_BITS, bitorder="little")
     return out
 
 
@@ -248,7 +325,14 @@ def encode_batch(states, observers, out: np.ndarray) -> np.ndarray:
     buf = b"".join([_bits(s, ob).to_bytes(_N_BYTES, "little") for s, ob in zip(states, observers)])
     raw = np.frombuffer(buf, dtype=np.uint8).reshape(b, _N_BYTES)
     out[:b, :N_BITS] = np.unpackbits(raw, axis=1, count=N_BITS, bitorder="little")
-    out[:b, N_BITS:] = scale_floats(np.array([_raw_floats(s, ob) for s, ob in zip(states, observers)], np.float64))
+    out[:b, N_BITS:V1_SIZE] = scale_floats(np.array([_raw_floats(s, ob) for s, ob in zip(states, observers)],
+                                                    np.float64))
+    if states[0].rules.auction or any(s.rules.auction for s in states):
+        buf = b"".join([_auction_bits(s, ob).to_bytes(_N_AUCTION_BYTES, "little") for s, ob in zip(states, observers)])
+        raw = np.frombuffer(buf, dtype=np.uint8).reshape(b, _N_AUCTION_BYTES)
+        out[:b, V1_SIZE:] = np.unpackbits(raw, axis=1, count=AUCTION_BITS, bitorder="little")
+    else:
+        out[:b, V1_SIZE:] = 0
     return out
 
 

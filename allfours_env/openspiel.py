@@ -6,7 +6,11 @@
 
 Needs the extra ``pip install 'allfours[openspiel]'``. A thin adapter over the engine's ``GameState``:
 every rule is the engine's; this module only turns the engine's two random draws into OpenSpiel's
-explicit chance nodes.
+explicit chance nodes. Every preset the engine plays is a game here: All Fours' (``yorkshire``, ``traditional``,
+``seven_up``), the mini presets and the auction presets ``pitch`` (2, 3 or 4 players) and ``setback``
+(docs/rules.md section 8). The actions are the engine's ids, 63 of them for every preset
+(``num_distinct_actions()``): cards 0-51, All Fours' decisions 52-56 and the auction's calls 57-62 (``PASS``,
+``BID_1`` .. ``BID_4``, ``SMUDGE``; ``action_to_string`` gives these names).
 
 Parameters (``get_parameters()`` shows them resolved): ``preset`` ("yorkshire"), ``players`` and
 ``target`` (0: the preset's), ``episode`` ("match" or "hand", as the env's; "": the preset's), ``reward`` ("match" or
@@ -14,7 +18,13 @@ Parameters (``get_parameters()`` shows them resolved): ``preset`` ("yorkshire"),
 options ``must_follow_suit``, ``low_cut_deals`` (bools) and ``throw_in`` (an int, since its default
 depends on the preset: -1 the preset's, 0 off, 1 on), all as in docs/rules.md section 1; the pack's
 ``suits``, ``hand_cards`` (0: the preset's), ``ranks`` and ``run_out`` ("": the preset's), section 7. The
-mini presets (``{"preset": "mini2"}``) are one-hand games with the points difference as returns.
+mini presets (``{"preset": "mini2"}``) are one-hand games with the points difference as returns. The auction
+presets' options, section 8 (any other preset refuses them, each with one ValueError as ``make_rules``):
+``min_bid`` (0: the preset's, else 1 or 2), ``dealer_privilege``, ``all_pass``, ``low_to`` and ``going_out``
+("": the preset's), ``smudge`` (a bool, off in both presets) and ``partnerships`` (an int, as ``throw_in``: -1
+the preset's, 0 each for themselves, 1 two partnerships of four players). ``max_moves``, the envs' move cap of a
+match (docs/rules.md section 6, ``rules.check_max_moves``): 0 their default, no cap in All Fours' presets and
+``AUCTION_MAX_MOVES`` (3000) player moves in the auction presets; -1 no cap; else the cap (below).
 
 Chance, exact and card by card, as OpenSpiel's own card games deal:
 
@@ -23,20 +33,28 @@ Chance, exact and card by card, as OpenSpiel's own card games deal:
   jack the exact chance that the first jack falls to each seat;
 * every deal (the first hand's, each later hand's, each redeal): six cards (``hand_cards``) each from the
   eldest round to the dealer, then (turn-up presets) the card turned up, each uniform over the cards
-  not yet dealt; the engine then plays the deal with ``_deal_cards``, exactly as its own shuffles;
+  not yet dealt; the engine then plays the deal with ``_deal_cards``, exactly as its own shuffles. The auction
+  presets turn nothing up and never use the rest of the pack, so their deal is the six cards each alone, and
+  the auction follows; when every player passes under ``all_pass="redeal"`` the same dealer deals again, by a
+  new deal node over the whole pack;
 * the rest of the stock only when the dealer runs the pack: after RUN_PACK the stock is dealt card by
   card, top first, and the engine runs the pack through it (and redeals, by chance, if it runs out).
 
 Observations: ``information_state_tensor`` and ``observation_tensor`` are both ``encode(state, seat)``
-(``OBS_SIZE`` floats, named views as in ``allfours_env.observation.VIEWS``); during a deal they show
-the engine's state before it. ``information_state_string`` is ``seat_view`` as JSON (the seat's hand,
+(``OBS_SIZE`` floats, named views as in ``allfours_env.observation.VIEWS``, encoding version 2 with the
+auction's views); during a deal they show the engine's state before it. Every value lies between
+``observation.OBS_LOW`` and 1: the ``scores`` and ``hand_points`` columns go down to -1 where a side has been set
+back (the auction presets), every other column is 0 or more (OpenSpiel declares a tensor's shape only, no
+bounds). ``information_state_string`` is ``seat_view`` as JSON (the seat's hand, and in the auction presets
+the deal's calls, the pitcher and its bid,
 every trick in order, decisions, turn-ups, scores, and once the pack is run the cards the seat took from it:
 perfect recall of the current hand; of earlier hands the score, the hand count and the last hand's result
 carry over, as in the env), and
 ``observation_string`` is the table as the seat sees it (``render_text``).
 
-``returns()`` are the engine's rewards: ``match_rewards()`` at the end (``reward="match"``), or the
-sum over the hands of ``points_rewards`` of each hand's points (``reward="points"``); ``rewards()`` are
+``returns()`` are the engine's rewards: ``match_rewards()`` at the end (``reward="match"``: +1 each winner, the
+losing sides sharing -1), or the sum over the hands of ``points_rewards`` of each hand's points
+(``reward="points"``; a side set back counts its bid as negative points); ``rewards()`` are
 what the last player action brought, chance nodes after it included. The game declares
 ``RewardModel.TERMINAL`` where every reward comes at the end (``reward="match"``, and one-hand episodes),
 so that terminal-reward algorithms such as ``MCTSBot`` take it, and ``REWARDS`` for ``reward="points"``
@@ -46,6 +64,23 @@ was; an illegal player action is the engine's ``IllegalActionError``. ``resample
 every card hidden from the seat with ``allfours_env.sampling.resample``, so OpenSpiel's ISMCTS runs;
 its world has an empty ``history()`` (only the engine's state is a consistent world).
 ``state_from_engine(game, state)`` starts an OpenSpiel state at an engine state (allfours.agents.players.ismcts).
+
+The length of a game (``max_game_length()``, player moves; OpenSpiel wants a finite number) and the move cap. No
+number bounds a match in principle (a redeal, or a hand that scores nothing, can repeat). All Fours' presets
+declare one that random play stays far inside, a documented cap rather than a proof: ``HAND_MOVES`` (100) player
+moves a hand times ``max_hands(rules)``, four hands per point of the target for each side and four more (one hand
+for ``episode="hand"``); their scores only grow. The auction presets have no such number: a side that bids more
+than it makes is set back, scores may fall without end, and random bidders are set back so often that many
+random matches run on and on (of 200 random matches at the presets' own targets, 16% of pitch's with 4 players
+and 55% of setback's were still going after 200 hands, 5,600 moves). So they take the envs' move cap: a game
+ends, undecided, after ``max_moves`` player moves (``AUCTION_MAX_MOVES``, 3000, unless the parameter says
+otherwise; ``state.cut`` is then true): terminal, returns 0 with ``reward="match"`` (nobody won, as the envs give
+no reward), the points of the finished hands with ``reward="points"``. With a cap the declared length of a match is
+the cap, exact; a one-hand episode declares ``HAND_MOVES`` (an auction hand has 7 moves a player, and one more for
+each redeal) or the cap if smaller. ``max_moves=-1`` plays the auction presets uncapped, as the rules do, with
+All Fours' formula declared and no promise kept. Matches from ``state_from_engine`` count their moves from there.
+With ``reward="points"`` over a match the utility bounds (``utility_bound``) are those of the moves allowed.
+Random play in one-hand episodes, or to a small target (``target=1``), nearly always ends well before the cap.
 """
 
 from __future__ import annotations
@@ -61,7 +96,7 @@ from .cards import JACK, NUM_ACTIONS, NUM_CARDS, RUN_PACK, action_name, card_cod
 from .engine import GameState
 from .observation import OBS_SIZE, VIEWS, encode
 from .render import render_text
-from .rules import ALL_PRESETS, Rules, make_rules
+from .rules import AUCTION_MAX_MOVES, ENGINE_PRESETS, Rules, check_max_moves, make_rules
 from .sampling import resample
 from .view import seat_view
 
@@ -73,8 +108,13 @@ except ImportError as e:  # pragma: no cover - only without the extra
 GAME_NAME = "python_allfours"
 DEFAULTS = {"preset": "yorkshire", "players": 0, "target": 0, "episode": "", "reward": "",
             "must_follow_suit": False, "throw_in": -1, "low_cut_deals": False,
-            "suits": 0, "ranks": "", "hand_cards": 0, "run_out": ""}  # the pack: 0 and "" are the preset's
-HAND_MOVES = 100  # a bound on the moves of one hand that random play stays far inside (see _max_game_length)
+            "suits": 0, "ranks": "", "hand_cards": 0, "run_out": "",  # the pack: 0 and "" are the preset's
+            # the auction presets' (section 8): 0, "" and -1 are the preset's
+            "min_bid": 0, "dealer_privilege": "", "all_pass": "", "low_to": "", "going_out": "", "smudge": False,
+            "partnerships": -1,
+            "max_moves": 0}  # the envs' move cap of a match: 0 their default (none, or AUCTION_MAX_MOVES), -1 none
+AUCTION_WORDS = ("dealer_privilege", "all_pass", "low_to", "going_out")  # the auction options that take a word
+HAND_MOVES = 100  # a bound on the player moves of one hand that random play stays far inside (see max_game_length)
 
 # The kinds of chance node
 DEALER, DEAL, STOCK = "dealer", "deal", "stock"
@@ -112,7 +152,7 @@ def rules_from_params(params: dict) -> Rules:
     if unknown:
         raise ValueError(f"unknown parameter(s) {unknown} of {GAME_NAME}: valid are {sorted(DEFAULTS)}")
     p = {**DEFAULTS, **params}
-    options = {k: p[k] for k in ("episode", "must_follow_suit", "low_cut_deals")}
+    options = {k: p[k] for k in ("episode", "must_follow_suit", "low_cut_deals")}  # (max_moves: max_moves_of)
     if not p["episode"]:
         del options["episode"]  # the preset's: a match, one hand for the mini presets
     if p["players"]:
@@ -128,15 +168,46 @@ def rules_from_params(params: dict) -> Rules:
     if not options["low_cut_deals"]:
         del options["low_cut_deals"]  # make_rules refuses the option on presets that do not cut
     options.update({k: p[k] for k in ("suits", "ranks", "hand_cards", "run_out") if p[k]})
-    if p["preset"] not in ALL_PRESETS:
-        raise ValueError(f"unknown preset {p['preset']!r}: choose one of {sorted(ALL_PRESETS)}")
+    # the auction presets' options: given (not the "preset's" 0, "" or -1), make_rules checks them, refusing them for
+    # All Fours' presets; smudge is off in both auction presets, so only True is passed on
+    options.update({k: p[k] for k in ("min_bid", *AUCTION_WORDS, "smudge") if p[k]})
+    if p["partnerships"] not in (-1, 0, 1):
+        raise ValueError(f"partnerships must be -1 (the preset's), 0 (each for themselves) or 1 (two partnerships), "
+                         f"got {p['partnerships']!r}")
+    if p["partnerships"] >= 0:
+        options["partnerships"] = bool(p["partnerships"])
+    if p["preset"] not in ENGINE_PRESETS:
+        raise ValueError(f"unknown preset {p['preset']!r}: choose one of {sorted(ENGINE_PRESETS)}")
     return make_rules(p["preset"], **options)
+
+
+def max_moves_of(params: dict, rules: Rules) -> int | None:
+    """The move cap of the game's matches from the parameter ``max_moves`` (module doc): None for no cap."""
+    m = params.get("max_moves", DEFAULTS["max_moves"])
+    if not isinstance(m, bool) and isinstance(m, int) and m in (-1, 0):
+        return None if m == -1 else check_max_moves(None, rules)  # -1: none; 0: the envs' default
+    if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+        raise ValueError(f"max_moves must be -1 (no cap), 0 (the envs' default: none in All Fours' presets, "
+                         f"{AUCTION_MAX_MOVES} moves in the auction presets) or an int of at least 1, got {m!r}")
+    return m
 
 
 def params_of(rules: Rules) -> dict:
     """The resolved OpenSpiel parameters of ``rules`` (the game's ``get_parameters()``; the pack's only where
-    it is not the full one, as ``Rules.to_dict``)."""
-    return {**rules.to_dict(), "throw_in": int(rules.throw_in)}
+    it is not the full one, as ``Rules.to_dict``; the auction options for the auction presets only)."""
+    params = {**rules.to_dict(), "throw_in": int(rules.throw_in)}
+    if "partnerships" in params:
+        params["partnerships"] = int(params["partnerships"])
+    return params
+
+
+def game_params(rules: Rules, max_moves: int | None) -> dict:
+    """The game's ``get_parameters()``: ``params_of(rules)`` and ``max_moves`` resolved (-1 for none), the latter
+    left out only where it is the default of All Fours' presets (no cap)."""
+    params = params_of(rules)
+    if max_moves is not None or rules.auction:
+        params["max_moves"] = -1 if max_moves is None else max_moves
+    return params
 
 
 def reward_model(rules: Rules):
@@ -162,13 +233,38 @@ def dealer_probabilities(rules: Rules) -> list[float]:
     return [c / total for c in counts]
 
 
-def _max_game_length(rules: Rules) -> int:
-    """OpenSpiel needs a finite bound on the moves of a game. All Fours has none in principle (a redeal,
-    or a hand that scores nothing, can repeat), so this is one that random play stays far inside:
-    HAND_MOVES a hand, and a match of up to four hands per point of the target for each side."""
+def max_hands(rules: Rules) -> int:
+    """The hands of a game that ``max_game_length`` allows for: one for ``episode="hand"``, else four hands per
+    point of the target for each side and four more (a cap, not a bound, in the auction presets: module doc)."""
+    return 1 if rules.episode == "hand" else 4 * rules.target * rules.sides + 4
+
+
+def max_game_length(rules: Rules, max_moves: int | None = None) -> int:
+    """OpenSpiel needs a finite bound on the player moves of a game: ``max_moves`` where the game has a move cap
+    (the auction presets' by default), and it is exact; else (All Fours' presets, which have none in principle: a
+    redeal, or a hand that scores nothing, can repeat) one that random play stays far inside: HAND_MOVES a hand,
+    and a match of up to ``max_hands`` hands, or one hand in one-hand episodes."""
+    if max_moves is not None and rules.episode == "match":
+        return max_moves
+    return min(HAND_MOVES * max_hands(rules), max_moves or HAND_MOVES * max_hands(rules))
+
+
+def utility_bound(rules: Rules, max_moves: int | None = None) -> float:
+    """The most a seat's return can be, either way (``max_utility``, ``-min_utility``). ``reward="match"``: 1.
+    ``reward="points"``: All Fours', target + 2 (a side's hand can pass the target by 2). The auction presets'
+    points, a seat's side's points less the mean of the others', each side's between minus the highest bid
+    (4, 5 with the smudge) a hand and the target: one hand, 4 (High, Low, Jack and Game) + the highest bid;
+    over a match, the target + the highest bid for each hand that ``max_moves`` moves can finish (a hand takes
+    7 moves a player at least), or without a cap each of ``max_hands`` hands (a documented cap: module doc)."""
+    if rules.reward == "match":
+        return 1.0
+    if not rules.auction:
+        return float(rules.target + 2)
+    most_bid = 5 if rules.smudge else 4
     if rules.episode == "hand":
-        return HAND_MOVES
-    return HAND_MOVES * (4 * rules.target * rules.sides + 4)
+        return float(4 + most_bid)
+    hands = max_moves // (7 * rules.players) if max_moves is not None else max_hands(rules)
+    return float(rules.target + most_bid * hands)
 
 
 class _ChanceState(GameState):
@@ -202,8 +298,9 @@ def _chance_copy(state: GameState) -> _ChanceState:
 class _Consts:
     """What a state needs of its game, shared by every copy of the state (``copy.deepcopy`` keeps it)."""
 
-    def __init__(self, rules: Rules):
+    def __init__(self, rules: Rules, max_moves: int | None = None):
         self.rules = rules
+        self.max_moves = max_moves
         self.dealer_probs = dealer_probabilities(rules)
         self.hand_cards = rules.hand_cards
         self.deal_size = rules.hand_cards * rules.players + (1 if rules.turnup else 0)  # hands, the turn-up
@@ -218,14 +315,16 @@ class AllFoursGame(pyspiel.Game):
     """``pyspiel.load_game("python_allfours", {...})``; ``game.rules`` is the engine's ``Rules``."""
 
     def __init__(self, params=None):
-        self.rules = rules_from_params(dict(params or {}))
+        params = dict(params or {})
+        self.rules = rules_from_params(params)
         r = self.rules
-        bound = 1.0 if r.reward == "match" else float(r.target + 2)  # a side's hand can pass the target by 2
+        self.max_moves = max_moves_of(params, r)  # the move cap of a game (None: none), as the envs' max_moves
+        bound = utility_bound(r, self.max_moves)
         info = pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=NUM_CARDS,
                                 num_players=r.players, min_utility=-bound, max_utility=bound, utility_sum=0.0,
-                                max_game_length=_max_game_length(r))
-        super().__init__(_GAME_TYPES[reward_model(r)], info, params_of(r))
-        self.consts = _Consts(r)
+                                max_game_length=max_game_length(r, self.max_moves))
+        super().__init__(_GAME_TYPES[reward_model(r)], info, game_params(r, self.max_moves))
+        self.consts = _Consts(r, self.max_moves)
 
     def new_initial_state(self) -> AllFoursState:
         return AllFoursState(self)
@@ -252,6 +351,8 @@ class AllFoursState(pyspiel.State):
         self._cards: list[int] = []  # cards of the deal in progress, in deal order
         self._run: list[int] | None = None  # stock cards dealt after RUN_PACK, before the engine runs it
         self._mark = self._hand0  # hands finished before the last player action (for rewards())
+        self._moves = 0  # player moves made in this state's game (its move cap, ``max_moves``)
+        self._cut = False  # the game was cut at its move cap, undecided
         self._kind = self._chance_kind()
 
     # ------------------------------------------------------------------ the engine's state
@@ -262,7 +363,7 @@ class AllFoursState(pyspiel.State):
 
     def _chance_kind(self) -> str | None:
         gs = self._gs
-        if gs.done:
+        if gs.done or self._cut:
             return None
         if self._dealer_pending:
             return DEALER
@@ -300,17 +401,22 @@ class AllFoursState(pyspiel.State):
 
     # ------------------------------------------------------------------ OpenSpiel API
     def current_player(self) -> int:
-        if self._gs.done:
+        if self._gs.done or self._cut:
             return pyspiel.PlayerId.TERMINAL
         if self._kind is not None:
             return pyspiel.PlayerId.CHANCE
         return self._gs.current
 
     def is_terminal(self) -> bool:
-        return self._gs.done
+        return self._gs.done or self._cut
+
+    @property
+    def cut(self) -> bool:
+        """The game ended at its move cap (``max_moves``), undecided: no winner, the points of finished hands."""
+        return self._cut
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self._kind is not None or player != self._gs.current_player:
+        if self._kind is not None or self._cut or player != self._gs.current_player:
             return []
         return self._gs.legal_actions()
 
@@ -353,6 +459,9 @@ class AllFoursState(pyspiel.State):
             else:
                 gs.apply(int(action))  # an illegal action: IllegalActionError, nothing changed
             self._mark = mark
+            self._moves += 1
+            cap = self._c.max_moves
+            self._cut = cap is not None and self._moves >= cap and not gs.done
         self._kind = self._chance_kind()
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -371,7 +480,7 @@ class AllFoursState(pyspiel.State):
 
     def _rewards_since(self, hand: int) -> list[float]:
         gs = self._gs
-        if gs.rules.reward == "match":  # all at the end, which no player action follows
+        if gs.rules.reward == "match":  # all at the end, which no player action follows (a cut game: nothing)
             return gs.match_rewards() if gs.done else [0.0] * gs.n
         points = [0] * gs.sides
         for r in gs.hand_results[hand:]:
@@ -386,7 +495,7 @@ class AllFoursState(pyspiel.State):
     def resample(self, seat: int, rng: random.Random) -> AllFoursState:
         """``allfours_env.sampling.resample`` of the engine's state for ``seat``, as a new OpenSpiel state
         (empty ``history()``); at a decision node only."""
-        if self._kind is not None or self._gs.done:
+        if self._kind is not None or self.is_terminal():
             raise ValueError("resample needs a decision node (not a chance node or the end)")
         gs = self._gs
         partial = self._stock_partial()
@@ -398,7 +507,7 @@ class AllFoursState(pyspiel.State):
         else:
             world = resample(gs, seat, rng)
         new = AllFoursState(self.get_game(), world)
-        new._hand0, new._mark = self._hand0, self._mark
+        new._hand0, new._mark, new._moves = self._hand0, self._mark, self._moves
         return new
 
     def _stock_rest(self) -> list[int]:
@@ -410,9 +519,13 @@ class AllFoursState(pyspiel.State):
 
     def __str__(self) -> str:
         gs = self._gs
-        extra = [f"chance {self._kind}" if self._kind else f"to move {gs.current_player}",
+        extra = [f"chance {self._kind}" if self._kind else "cut at the move cap" if self._cut
+                 else f"to move {gs.current_player}",
                  f"deals {gs.deals} redeals {gs.redeals} hands {gs.hand_no}",
                  "stock " + " ".join(card_code(c) for c in gs.stock[gs.stock_pos:])]
+        if gs.rules.auction:  # render_text shows no auction: the deal's calls, and the high bid and its holder
+            calls = " ".join(f"p{s}:{action_name(c)}" for s, c in enumerate(gs.calls) if c >= 0)
+            extra.append(f"calls {calls or '-'} high bid {gs.bid} by {gs.bidder}")
         if self._cards:
             extra.append("dealing " + " ".join(card_code(c) for c in self._cards))
         if self._run is not None:

@@ -22,7 +22,11 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     lines.append(f"Scores  {score}")
     trump = SUIT_NAMES[SUITS[state.trump]] if state.trump >= 0 else "not set"
     turn = f"   turn-up {card_code(state.turnup)}" if state.turnup >= 0 else ""
-    lines.append(f"Dealer  player_{state.dealer}   trump {trump}{turn}   phase {PHASE_NAMES[state.phase]}")
+    bid = ""
+    if rules.auction:  # the high bid (after the auction, the contract) and its holder
+        bid = (f"   bid {'smudge' if state.bid == 5 else state.bid} by player_{state.bidder}" if state.bidder >= 0
+               else "   no bid yet")
+    lines.append(f"Dealer  player_{state.dealer}   trump {trump}{turn}   phase {PHASE_NAMES[state.phase]}{bid}")
     lines.append("")
     lines.append(f"{'seat':<10}{'side':<6}{'hand':<40}trick")
     trick = {s: card_code(c) for s, c in state.trick}

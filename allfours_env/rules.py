@@ -136,8 +136,7 @@ MINI_PRESETS = {
     "mini3x3": replace(PRESETS[MINI_BASE], preset="mini3x3", suits=3, ranks="2JA", hand_cards=3, **_MINI),
 }
 ALL_PRESETS = {**PRESETS, **MINI_PRESETS}
-# All Fours' descendants with an auction (docs/rules.md section 8). So far the engine, its batched rules, three
-# players, allfours eval and allfours play take them; the envs and the observation refuse them (``check_supported``).
+# All Fours' descendants with an auction (docs/rules.md section 8).
 _AUCTION = dict(turnup=False, kicks={}, jack_rule="capture", game_tie_to_elder=False, first_dealer="cut",
                 low_cut_deals=False, hidden_partner=False, must_follow_suit=False, throw_in=False, reward="match",
                 episode="match", auction=True)
@@ -162,11 +161,19 @@ AUCTION_CHOICES = {  # the auction options that take a word, and their words
     "low_to": ("holder", "capturer"), "going_out": ("bidder", "order")}
 
 
-def check_supported(rules: Rules, what: str) -> None:
-    """ValueError, one line, for an auction preset where ``what`` (an env) does not take it yet."""
-    if rules.auction:
-        raise ValueError(f"preset {rules.preset!r} is played by the engine (GameState), allfours eval, play, bot and "
-                         f"serve only so far: {what} does not take the auction presets yet")
+AUCTION_MAX_MOVES = 3000
+"""The auction presets' default move cap of an env's match (``check_max_moves``): about ten times a long match
+between sensible players; players who overbid at random are set back hand after hand, and a match need never end."""
+
+
+def check_max_moves(max_moves, rules: Rules) -> int | None:
+    """The move cap of an env's match under ``rules`` (None: none; the default: none in All Fours' presets, which
+    always end, ``AUCTION_MAX_MOVES`` in the auction presets), or one ValueError naming a bad ``max_moves``."""
+    if max_moves is None:
+        return AUCTION_MAX_MOVES if rules.auction else None
+    if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+        raise ValueError(f"max_moves must be None or an int of at least 1, got {max_moves!r}")
+    return max_moves
 
 
 def make_rules(preset: str = "yorkshire", **options) -> Rules:

@@ -5,10 +5,10 @@
     python benchmarks/leaderboard.py --check          # exit 1 if this command would change the doc
     python benchmarks/leaderboard.py --ray-address auto   # the matches as Ray tasks on a cluster (docs/ray.md)
 
-A board is a preset at a player count: yorkshire, seven_up, traditional (4 players) and
-traditional_2p (traditional with 2). On each, ``round_robin`` of ``allfours.agents.evaluation``
-plays every pair of ``--agents`` on the same duplicate deals (``--matches`` per pairing, each
-deal in both seatings, run seed ``--seed``) and rates them by one Plackett-Luce maximum-likelihood
+A board is a preset at a player count: yorkshire, seven_up, traditional (4 players),
+traditional_2p (traditional with 2), pitch (Auction Pitch with 2) and setback. On each, ``round_robin``
+of ``allfours.agents.evaluation`` plays every pair of ``--agents`` on the same duplicate deals (``--matches`` per
+pairing, each deal in both seatings, run seed ``--seed``) and rates them by one Plackett-Luce maximum-likelihood
 fit over every match (``allfours.agents.evaluation.rating``, in Elo with 95% intervals); the
 board's figures are those ``allfours eval`` prints for the command shown with its table. In
 ``--agents``, ``bot`` stands for the board's shipped bot (``bot:yorkshire`` ...). The default
@@ -37,14 +37,16 @@ import torch
 
 from allfours.agents.evaluation import eval_command, round_robin
 from allfours.agents.evaluation.ray_eval import RayEvalError, connect
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.spec.registry import make_agent, plays_auction
 from allfours.arguments import Parser, fail, positive_int, seed
+from allfours_env.rules import AUCTION_PRESETS
 
 PROG = "leaderboard.py"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmark.md"
 # board -> (preset, rule options)
 BOARDS = {"yorkshire": ("yorkshire", {}), "seven_up": ("seven_up", {}), "traditional": ("traditional", {}),
-          "traditional_2p": ("traditional", {"players": 2})}
+          "traditional_2p": ("traditional", {"players": 2}), "pitch": ("pitch", {"players": 2}),
+          "setback": ("setback", {})}
 DEFAULT_AGENTS = ("random", "heuristic", "search", "bot", "guided")
 OPTIONAL = ("guided",)  # in the defaults only once registered
 DEFAULT_MATCHES = 400
@@ -79,6 +81,9 @@ def board_agents(board: str, agents: list[str] | None) -> list[str]:
     specs = []
     for spec in DEFAULT_AGENTS if agents is None else agents:
         spec = f"bot:{board}" if spec == "bot" else spec
+        if agents is None and preset in AUCTION_PRESETS and not plays_auction(spec):
+            print(f"{PROG}: {spec!r} does not play {preset}: left out of the {board} board", file=sys.stderr)
+            continue
         if agents is None and spec in OPTIONAL and not registered(spec, preset, options):
             print(f"{PROG}: {spec!r} is not a registered agent yet: left out of the {board} board", file=sys.stderr)
             continue

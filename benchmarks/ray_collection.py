@@ -24,6 +24,8 @@ from allfours.agents.network import PolicyNet
 from allfours.train.config import load_config
 from allfours.train.ray_workers import RayCollector, require_ray
 from allfours.train.rollout import CollectParams, ScalarCollector
+from allfours_env.cards import NUM_ACTIONS
+from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
 
@@ -39,7 +41,7 @@ def main(argv=None) -> int:
     cfg = load_config(args.config, args.overrides)
     torch.set_num_threads(1)
     rules = make_rules(cfg.preset, **cfg.rules)
-    net = PolicyNet(951, 57, cfg.hidden, bf16=cfg.bf16, canonical=cfg.canonical_suits).eval()
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, cfg.hidden, bf16=cfg.bf16, canonical=cfg.canonical_suits).eval()
     shares = (cfg.opp_latest, 0.0, cfg.opp_scripted)  # no snapshots: the same work in every case
     kw = dict(num_envs=cfg.num_envs, rollout_steps=cfg.rollout_steps, seed=cfg.seed, shares=shares,
               scripted_specs=cfg.scripted_opponents, threads=cfg.rollout_threads)

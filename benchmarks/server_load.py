@@ -30,6 +30,7 @@ from pathlib import Path
 
 from allfours.agents.network.checkpoint import checkpoints_dir
 from allfours_env import GameState, seat_view
+from allfours_env.cards import NUM_ACTIONS
 
 
 def free_port() -> int:
@@ -59,7 +60,7 @@ def stand_in_checkpoint(preset: str, folder: Path) -> str:
     from allfours.agents.network.checkpoint import atomic_save, metadata
     from allfours_env import OBS_SIZE, make_rules
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE, 57, (256, 256))
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, (256, 256))
     path = folder / f"standin_{preset}.pt"
     atomic_save({**metadata(), "arch": net.arch(), "model": net.state_dict(), "preset": preset,
                  "rules": make_rules(preset).to_dict(), "progress": {"steps": 0}}, path)

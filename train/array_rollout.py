@@ -165,6 +165,11 @@ class VectorCollector(LockstepCollector):
             self.hands[ended_hand] += info["hands_ended"][ended_hand]
             p = prev[ended_hand]
             self.cuts[p[p >= 0]] = True
+        cut = np.flatnonzero(info["truncated"])  # matches cut at the move cap: done, undecided, no reward
+        if cut.size:
+            p = prev[cut]
+            self.dones[p[p >= 0]] = True
+            self._new_games(cut)
         over = np.flatnonzero(terminated)
         if not over.size:
             return

@@ -17,7 +17,7 @@ from allfours.agents.network.checkpoint import checkpoints_dir, load_checkpoint
 
 
 def eval_command(doc: dict, agent: str, opponent: str) -> str:
-    players = f" --players {doc['players']}" if doc.get("preset") == "traditional" else ""
+    players = f" --players {doc['players']}" if doc.get("preset") in ("traditional", "pitch") else ""
     return (f"allfours eval --preset {doc['preset']}{players} --agents {agent} {opponent} "
             f"--matches {doc['matches_per_pairing']} --seed {doc['seed']}")
 
@@ -58,7 +58,8 @@ def write_card(name: str, results: list[Path], command: str = "", note: str = ""
         f"| play | greedy; the network's policy averaged over the relabellings of the non-trump suits "
         f"(`PolicyNet.averaged`; `bot:{name}:sym=0` plays the raw network); moves within 1e-4 of the best "
         f"logit tie, the lowest action id is played (docs/protocol.md, ONNX export) |",
-        f"| observation encoding | version {ck['encoding_version']} ({ck['obs_size']} floats), action ids 0..56 |",
+        f"| observation encoding | version {ck['encoding_version']} ({ck['obs_size']} floats), action ids "
+        f"0..{len(ck['action_ids']) - 1} |",
         f"| code | {code_text(ck.get('code_version'), ck.get('created'))} |",
         f"| size | {path.stat().st_size / 1e6:.1f} MB |", "",
         "## Evaluation (duplicate deals, Wilson 95% intervals)", "",
@@ -91,10 +92,6 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
 def code_text(version: str | None, created: str | None) -> str:
     """The card's code row in words: ``0.1.0+c7e74b1.dirty`` is package 0.1.0 at commit c7e74b1 with
     uncommitted changes (the commit alone does not give the code exactly)."""
@@ -104,3 +101,7 @@ def code_text(version: str | None, created: str | None) -> str:
                                    if dirty else "") if sha else ""
     return (f"trained with allfours {base}{where}, {created}; the checkpoint records it as `{version}`; it plays "
             "under any release that reads its observation encoding")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -39,7 +39,7 @@ from allfours.agents.spec.registry import make_agent
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE, encode_batch, masks_batch, privileged_batch
-from allfours_env.rules import Rules
+from allfours_env.rules import Rules, check_max_moves
 
 LATEST, SNAPSHOT, SCRIPTED = 0, 1, 2
 KIND_NAMES = ("latest", "snapshot", "scripted")
@@ -345,6 +345,8 @@ class ScalarCollector(LockstepCollector):
         self.record = record
         self.trace: list[list] = [[] for _ in range(num_envs)]  # record=True: (seed, actions) per slot
         self.states: list[GameState] = [None] * num_envs
+        self.moves = [0] * num_envs  # moves of each game's match, cut at ``max_moves`` (allfours_env.rules)
+        self.max_moves = check_max_moves(None, rules)
         self.kind: list[int] = [LATEST] * num_envs
         self.seat_role: list[tuple] = [()] * num_envs  # per seat: 0 learner, k+1 snapshot slot k, -(j+1) scripted j
         self.prev: list[list[int]] = [[]] * num_envs
@@ -384,6 +386,7 @@ class ScalarCollector(LockstepCollector):
         self.kind[g] = kind
         self.seat_role[g] = roles
         self.prev[g] = [-1] * self.n
+        self.moves[g] = 0
         self.last_scores[g] = list(state.scores)
         self.last_hand[g] = state.hand_no
         self.last_phi[g] = self._phi(state)
@@ -454,7 +457,13 @@ class ScalarCollector(LockstepCollector):
                 for j in prev:
                     if j >= 0:
                         self.cuts[j] = True
-            if state.done:
+            self.moves[g] += 1
+            if not state.done and self.max_moves is not None and self.moves[g] >= self.max_moves:
+                for j in prev:  # cut at the move cap: done, undecided, no reward (as VectorEnv's truncation)
+                    if j >= 0:
+                        dones[j] = True
+                self._new_game(g)
+            elif state.done:
                 kind = self.kind[g]
                 me = next((state.side(s) for s in range(n) if self.seat_role[g][s] == 0), 0)
                 self._match_stats(kind, state.winner == me, state.hand_no, state.scores[me])

@@ -1,5 +1,5 @@
 """Ship a trained run as a bot: ``python -m allfours.train.ship RUN_DIR NAME`` (NAME: yorkshire, traditional,
-traditional_2p, seven_up).
+traditional_2p, seven_up, pitch, setback: ``allfours.agents.spec.bots.BOTS``).
 
 Writes ``checkpoints/<NAME>.pt``: the run's best (or given) checkpoint without the optimizer
 state, the pool and the rollout state, so it stays small; everything ``load_bot`` checks
@@ -16,8 +16,8 @@ from pathlib import Path
 from allfours.agents.network.checkpoint import CheckpointError, atomic_save, checkpoints_dir, load_checkpoint
 from allfours.agents.spec.bots import BOTS
 
-KEEP = ("format", "format_version", "encoding_version", "obs_size", "action_ids", "arch", "model", "preset", "rules",
-        "config", "progress", "code_version", "created", "seed", "distill")
+KEEP = ("format", "format_version", "encoding_version", "obs_size", "num_actions", "action_ids", "arch", "model",
+        "preset", "rules", "config", "progress", "code_version", "created", "seed", "distill")
 
 
 def ship(source: str | Path, name: str, out_dir: Path | None = None) -> Path:
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="run folder (its best.pt) or a checkpoint file")
     p.add_argument("name", help="the bot's name (allfours.agents.spec.bots.BOTS): yorkshire, traditional, "
-                   "traditional_2p, seven_up")
+                   "traditional_2p, seven_up, pitch, setback")
     args = p.parse_args(argv)
     try:
         path = ship(args.source, args.name)

@@ -32,7 +32,14 @@ from tqdm import tqdm
 
 from allfours.agents.evaluation import eval_command, evaluate_agent, seatings
 from allfours.agents.network import PolicyNet
-from allfours.agents.network.checkpoint import atomic_save, code_version, load_checkpoint, metadata, remove_stale_temps
+from allfours.agents.network.checkpoint import (
+    atomic_save,
+    code_version,
+    load_checkpoint,
+    metadata,
+    remove_stale_temps,
+    upgraded,
+)
 from allfours.agents.players.neural import NeuralAgent, checkpoint_path
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE
@@ -185,7 +192,7 @@ class Trainer:
     def _init_weights(self, source: str) -> None:
         """Warm start: the model weights of another run or shipped bot (any preset; same network)."""
         path = checkpoint_path(source)
-        ck = load_checkpoint(path)
+        ck = upgraded(load_checkpoint(path))  # an encoding-1 network gets the auction's inputs and actions, at 0
         if ck["arch"] != self.net.arch():
             raise ValueError(f"init_from {source!r}: its network {ck['arch']} does not match the config's "
                              f"{self.net.arch()}")
@@ -599,7 +606,7 @@ class Trainer:
     def _eval_line(self, results: dict) -> str:
         p = self.progress
         items = [f"{spec} {r['win_rate']:.3f} [{r['ci95'][0]:.2f},{r['ci95'][1]:.2f}] "
-                 f"pts/hand {r['points_per_hand']:.2f}-{r['opponent_points_per_hand']:.2f}"
+                 f"pts/hand {r['points_per_hand']:.2f} vs {r['opponent_points_per_hand']:.2f}"
                  for spec, r in results.items()]
         return (f"eval @ {p['steps']:,} decisions, {p['train_seconds'] / 60:.1f} min: " + "; ".join(items)
                 + f" (best {self.best_score:.3f})")

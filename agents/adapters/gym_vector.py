@@ -4,20 +4,25 @@ seats played by batched opponents (``allfours.agents.players.batched``: heuristi
     import gymnasium
     envs = gymnasium.make_vec("allfours:allfours/SevenUp-v0", num_envs=4096,
                               vectorization_mode="vector_entry_point", opponent="heuristic")
-    obs, info = envs.reset(seed=0)                      # obs (N, OBS_SIZE), info["action_mask"] (N, 57) int8
+    obs, info = envs.reset(seed=0)                      # obs (N, OBS_SIZE), info["action_mask"] (N, 63) int8
     obs, rewards, terminated, truncated, info = envs.step(actions)
 
-Arguments as ``allfours.agents.adapters.gym_env``'s single env (``opponent``, ``partner``, ``seat``, the ``env()``
-options); an opponent without a batched form (``search``, ``guided``) is refused with one ValueError:
-play it with ``vectorization_mode="sync"`` (one single env per game). Game i reset with seed s plays
-the matches the single env plays after ``reset(seed=s + i)``: the same deals, seats and, with
-deterministic opponents (heuristic, greedy networks), the same games (the tests compare them).
+Arguments as ``allfours.agents.adapters.gym_env``'s single env (``opponent``, ``partner``, ``seat``, ``max_moves``,
+the ``env()`` options); an opponent without a batched form (``search``, ``guided``, and so far ``heuristic`` in the
+auction presets, pitch and setback) is refused with one ValueError: play it with ``vectorization_mode="sync"``
+(one single env per game). Game i reset with seed s plays the matches the single env plays after
+``reset(seed=s + i)``: the same deals, seats and, with deterministic opponents (heuristic, greedy networks),
+the same games (the tests compare them).
 
 Autoreset: ``AutoresetMode.SAME_STEP``. A game whose episode ends on a step returns its next
 episode's first observation and mask, with ``terminated[i]`` and the ended episode's reward;
 ``info["final_info"]`` (masked by ``info["_final_info"]``) holds its ``scores`` and ``winner``.
-The engine replaces a finished match in the same step, so no terminal observation is kept
-(``final_obs`` is absent): episodes end by termination, never truncation, so no bootstrap needs one.
+A match cut at ``max_moves`` moves (``VectorEnv``'s ``info["truncated"]``, as the single env cuts it)
+ends its episode the same way with ``truncated[i]`` instead (``terminated[i]`` False, the step's reward
+as usual, ``winner`` -1). The engine replaces a finished or cut match in the same step, so no terminal
+observation is kept (``final_obs`` is absent): a truncated episode cannot be bootstrapped from its last
+observation. The cut is for runaway matches: by default there is none in All Fours' presets, and in the
+auction presets it is ``AUCTION_MAX_MOVES`` (3,000 moves, about ten times a long match between sensible players).
 An illegal action in any game raises one ValueError and changes nothing (the single env instead
 ends the episode with -1, as ``env()`` does).
 
@@ -41,6 +46,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from allfours_env import NUM_ACTIONS, OBS_SIZE
+from allfours_env.observation import OBS_LOW
 from allfours_env.rules import SEED_LIMIT, check_seed
 from allfours_env.vector import VectorEnv
 
@@ -56,13 +62,13 @@ class AllFoursVectorEnv(gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 1, preset: str = "seven_up", opponent="heuristic", partner=None, seat=0,
-                 **options):
+                 max_moves: int | None = None, **options):
         for name in ("render_mode", "max_episode_steps"):
             if options.pop(name, None) is not None:
                 raise ValueError(f"{name} is not supported by the batched env (vectorization_mode="
                                  f"'vector_entry_point'): use vectorization_mode='sync' (one single env per game)")
-        self.rules, self.opponent_spec, self.partner_spec, self.seat_choice = resolve(
-            preset, opponent, partner, seat, options)
+        self.rules, self.opponent_spec, self.partner_spec, self.seat_choice, self.max_moves = resolve(
+            preset, opponent, partner, seat, max_moves, options)
         rules = self.rules
         self.players_by_role: dict[int, BatchedPlayer] = {}
         for role, name, spec in ((OPPONENT, "opponent", self.opponent_spec), (PARTNER, "partner", self.partner_spec)):
@@ -74,9 +80,9 @@ class AllFoursVectorEnv(gymnasium.vector.VectorEnv):
                                  f"gymnasium.make_vec(..., vectorization_mode='sync') (one single env per game)")
             self.players_by_role[role] = player
         game_options = {k: v for k, v in rules.to_dict().items() if k != "preset"}
-        self.vec = VectorEnv(rules.preset, num_envs, observations=False, **game_options)
+        self.vec = VectorEnv(rules.preset, num_envs, observations=False, max_moves=self.max_moves, **game_options)
         self.num_envs = n_envs = self.vec.num_envs
-        self.single_observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        self.single_observation_space = spaces.Box(OBS_LOW, 1.0, (OBS_SIZE,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n_envs)
         self.action_space = batch_space(self.single_action_space, n_envs)
@@ -117,19 +123,20 @@ class AllFoursVectorEnv(gymnasium.vector.VectorEnv):
         n_envs = self.num_envs
         rewards = np.zeros(n_envs, np.float32)
         ended = np.zeros(n_envs, bool)
+        cut = np.zeros(n_envs, bool)
         final = {"scores": np.zeros((n_envs, self.rules.sides), np.int64), "winner": np.full(n_envs, -1, np.int64)}
         _, mask, _, rew, term, info = self.vec.step(a)  # an illegal action: ValueError, nothing changed
         self._mask[:] = mask
-        self._credit(np.arange(n_envs), rew, term, info, rewards, ended, final)
-        self._others(ended, (rewards, final))
+        self._credit(np.arange(n_envs), rew, term, info, rewards, ended, cut, final)
+        self._others(ended, (rewards, cut, final))
         out = self._info()
         if ended.any():
             out["final_info"] = {**final, "_scores": ended.copy(), "_winner": ended.copy()}
             out["_final_info"] = ended
-        return self._obs(), rewards, ended, np.zeros(n_envs, bool), out
+        return self._obs(), rewards, ended & ~cut, cut, out
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions of every game's learner, bool (N, 57)."""
+        """The legal actions of every game's learner, bool (N, 63)."""
         if not self._ready:
             raise RuntimeError("call reset() before action_masks(): no match is dealt yet")
         return self._mask.copy()
@@ -166,7 +173,7 @@ class AllFoursVectorEnv(gymnasium.vector.VectorEnv):
         self.roles[rows] = roles
 
     def _others(self, ended: np.ndarray, credit) -> None:
-        """The other seats move until every game's learner is to move; ``credit`` = (rewards, final) to
+        """The other seats move until every game's learner is to move; ``credit`` = (rewards, cut, final) to
         credit the learners' episodes that have not ``ended`` yet (None: drop, as at reset)."""
         vec = self.vec
         rows = np.arange(self.num_envs)
@@ -185,21 +192,24 @@ class AllFoursVectorEnv(gymnasium.vector.VectorEnv):
             _, mask, _, rew, term, info = vec.step(acts, hold=waiting)  # the waiting games stay as they are
             self._mask[:] = mask
             moved = np.flatnonzero(~waiting)
-            if credit is None:
-                self._new_seats(moved[term[moved]])
+            if credit is None:  # (a match ended or cut before its learner's first decision: the seed's next)
+                self._new_seats(moved[(term | info["truncated"])[moved]])
             else:
-                self._credit(moved, rew, term, info, credit[0], ended, credit[1])
+                self._credit(moved, rew, term, info, credit[0], ended, credit[1], credit[2])
 
-    def _credit(self, rows, rew, term, info, rewards, ended, final) -> None:
-        """A step's rewards and match ends in the games ``rows`` to their learners' episodes."""
+    def _credit(self, rows, rew, term, info, rewards, ended, cut, final) -> None:
+        """A step's rewards, match ends and cuts (``max_moves``) in the games ``rows`` to their learners'
+        episodes."""
+        stop = term | info["truncated"]  # the game starts a new match
         live = rows[~ended[rows]]
         rewards[live] += rew[live, self.seat[live]]
-        over = live[term[live]]
+        over = live[stop[live]]
         if over.size:
             ended[over] = True
+            cut[over] = info["truncated"][over]
             final["scores"][over] = info["scores"][over]
             final["winner"][over] = info["winner"][over]
-        self._new_seats(rows[term[rows]])
+        self._new_seats(rows[stop[rows]])
 
     def _obs(self) -> np.ndarray:
         return self.vec.observe(self.seat)

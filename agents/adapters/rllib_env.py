@@ -3,11 +3,15 @@
     from allfours.agents.adapters.rllib_env import (AllFoursRLlibEnv, AllFoursCallback, SHARED, policy_mapping_fn,
                                                     rllib_agent)
 
-- ``AllFoursRLlibEnv(config)``: ``config = {"preset", "options", "illegal"}``. Only the agent to move
-  gets an observation, in the form RLlib's ``ActionMaskingTorchRLModule`` reads:
-  ``{"observations": float32 (OBS_SIZE,), "action_mask": float32 (57,)}``. Every agent gets its
-  reward on every step (zero until the match ends; per hand with ``reward="points"``) and, at the
-  end, a final observation, so each seat's last decision is closed by its own result.
+- ``AllFoursRLlibEnv(config)``: ``config = {"preset", "options", "illegal", "max_moves"}``: every preset, the
+  auction's pitch and setback too. Only the agent to move gets an observation, in the form RLlib's
+  ``ActionMaskingTorchRLModule`` reads: ``{"observations": float32 (OBS_SIZE,) in [OBS_LOW, 1],
+  "action_mask": float32 (63,)}``. Every agent gets its reward on every step (zero until the match ends;
+  per hand with ``reward="points"``) and, at the end, a final observation, so each seat's last decision is
+  closed by its own result. ``max_moves`` cuts a match as ``env()``'s does (None: none in All Fours'
+  presets, ``AUCTION_MAX_MOVES`` in the auction presets): the episode ends truncated (``truncateds`` is
+  ``{"__all__": True}``, which RLlib's episode passes to every seat; ``terminateds["__all__"]`` False), the
+  step's rewards as usual, and a final observation each (all-zero masks), for RLlib to bootstrap from.
 - ``policy_mapping_fn``: every seat plays the one shared module ``SHARED`` (self-play).
 - ``rllib_agent(module_or_algorithm)``: an ``agents.base.Agent`` playing the module greedily over
   the legal actions, for ``allfours.agents.evaluation.evaluate_agent`` and everything else that takes agents.
@@ -39,7 +43,7 @@ from allfours.agents.network import greedy_actions
 from allfours_env import raw_env
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState, IllegalActionError
-from allfours_env.observation import OBS_SIZE, encode
+from allfours_env.observation import OBS_LOW, OBS_SIZE, encode
 
 SHARED = "shared"
 ILLEGAL_INFO = "illegal_action"
@@ -54,7 +58,7 @@ def policy_mapping_fn(agent_id, episode=None, **kwargs) -> str:
 def rllib_spaces() -> tuple[spaces.Dict, spaces.Discrete]:
     """One agent's observation and action space (the same for every seat and preset)."""
     obs = spaces.Dict({
-        "observations": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+        "observations": spaces.Box(OBS_LOW, 1.0, (OBS_SIZE,), dtype=np.float32),
         # float, not the AEC env's int8: the module takes log(mask) for its -inf logits mask.
         "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), dtype=np.float32),
     })
@@ -72,9 +76,12 @@ class AllFoursRLlibEnv(MultiAgentEnv):
         self.illegal = config.get("illegal", "penalize")
         if self.illegal not in ("penalize", "raise"):
             raise ValueError(f"illegal must be 'penalize' or 'raise', got {self.illegal!r}")
+        if "max_moves" in self.options:
+            raise ValueError("max_moves is a key of the config, not of its options")
         # The raw env: legality is checked here, so illegal actions can be counted or raised; the
         # wrapped env would only end the match with a warning.
-        self.aec = raw_env(self.preset, **self.options)
+        self.aec = raw_env(self.preset, max_moves=config.get("max_moves"), **self.options)
+        self.max_moves = self.aec.max_moves
         # All seats stay in ``agents`` to the end: RLlib's checks want the terminal obs keys in there.
         self.agents = self.possible_agents = list(self.aec.possible_agents)
         obs_space, act_space = rllib_spaces()
@@ -112,12 +119,19 @@ class AllFoursRLlibEnv(MultiAgentEnv):
         rewards = {a: float(aec.rewards[a]) for a in self.possible_agents}
         if aec.game.done:
             return self._end(rewards, {a: dict(aec.infos[a]) for a in self.possible_agents})
+        if aec.cut:  # max_moves: the match is cut short, undecided
+            return self._end(rewards, {a: dict(aec.infos[a]) for a in self.possible_agents}, truncated=True)
         nxt = aec.agent_selection
         return {nxt: self._obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {nxt: dict(aec.infos[nxt])}
 
-    def _end(self, rewards: dict, infos: dict):
-        """Terminal step: every seat gets its result and a last observation (all-zero mask)."""
+    def _end(self, rewards: dict, infos: dict, truncated: bool = False):
+        """Last step (the match ended, or was cut at ``max_moves``: ``truncated``): every seat gets its result and
+        a last observation (all-zero mask)."""
         obs = {a: self._obs(a) for a in self.possible_agents}
+        if truncated:
+            # "__all__" alone: RLlib's episode would call every seat done by its own key *terminated* (and so
+            # not bootstrap it); by "__all__" it truncates each seat's episode.
+            return obs, rewards, {"__all__": False}, {"__all__": True}, infos
         terminated = {a: True for a in self.possible_agents}
         terminated["__all__"] = True
         return obs, rewards, terminated, {"__all__": False}, infos

@@ -4,7 +4,9 @@
 
 The model is one trained on the Gymnasium ids (``allfours.agents.adapters.gym_env``; on the batched engine through
 ``allfours.agents.adapters.sb3_vec_env.SB3VecEnv``, as ``examples/sb3_maskable_ppo.py`` does): its observation
-is ``observation.encode`` of the seat to move and its actions the 57 action ids, so it plays any seat.
+is ``observation.encode`` of the seat to move and its actions the action ids, so it plays any seat. A
+model trained before the observation grew (encoding version 1: 951 columns, All Fours' 57 actions) still
+loads and plays: it reads the first 951 columns (encoding 1's, exactly) and chooses among ids 0..56.
 It plays greedily, by the project's tie rule (``network.greedy_actions``: the lowest legal action id
 within ``TIE_TOLERANCE`` of the best).
 sb3-contrib is optional (``pip install 'allfours[sb3]'``): it is imported when a model is loaded,
@@ -26,10 +28,11 @@ from allfours_env import NUM_ACTIONS, OBS_SIZE, GameState, encode
 
 from ..base import Agent
 from ..network import greedy_actions
+from ..network.model import ENCODINGS
 
 
 def mask_of(legal: int) -> np.ndarray:
-    """A 57-bit legal mask as bool (57,)."""
+    """A legal-action bitmask as bool (NUM_ACTIONS,)."""
     return np.unpackbits(np.frombuffer(legal.to_bytes(8, "little"), dtype=np.uint8), count=NUM_ACTIONS,
                          bitorder="little").view(bool)
 
@@ -55,26 +58,52 @@ def load_model(path: str):
                    for i in range(sum(1 for k in weights if k.startswith(f"mlp_extractor.{head}_net.")
                                       and k.endswith(".weight")))]
             for head in ("policy", "value")}
-    policy = MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32), spaces.Discrete(NUM_ACTIONS),
+    widths = _widths(weights)
+    if widths not in ENCODINGS.values():
+        raise ValueError(f"sb3 model {path!r}: its weights do not fit an MlpPolicy for this game's observation "
+                         f"({OBS_SIZE}) and {NUM_ACTIONS} actions, nor encoding version 1's (951 and 57): "
+                         f"they take {widths[0]} and {widths[1]}")
+    policy = MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (widths[0],), np.float32), spaces.Discrete(widths[1]),
                                        lambda _: 0.0, net_arch={"pi": arch["policy"], "vf": arch["value"]})
     try:
         policy.load_state_dict(weights)
     except (RuntimeError, KeyError) as e:
         raise ValueError(f"sb3 model {path!r}: its weights do not fit an MlpPolicy for this game's "
-                         f"observation ({OBS_SIZE}) and 57 actions: {e}") from None
+                         f"observation ({widths[0]}) and {widths[1]} actions: {e}") from None
     policy.set_training_mode(False)
     return policy
 
 
-def greedy(model, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The greedy legal actions (int64, B) of a model (or its policy) for observations (B, OBS_SIZE)
-    and masks (B, 57)."""
+def _widths(weights: dict) -> tuple[int, int] | None:
+    """(observation columns, actions) the weights of an MlpPolicy take (None: not an MlpPolicy's)."""
+    first, head = weights.get("mlp_extractor.policy_net.0.weight"), weights.get("action_net.weight")
+    if first is None or head is None:
+        return None
+    return int(first.shape[1]), int(head.shape[0])
+
+
+def distribution(model, obs: np.ndarray, mask: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """(log-probabilities (B, NUM_ACTIONS), legal mask) of a model (or its policy) for observations
+    (B, OBS_SIZE) and masks (B, NUM_ACTIONS); a model of encoding version 1 reads their first 951 and
+    57 columns, and its missing actions get -inf (probability 0). ValueError for a legal action it lacks."""
     policy = getattr(model, "policy", model)
     o = torch.as_tensor(np.asarray(obs, np.float32))
     m = torch.as_tensor(np.asarray(mask).astype(bool))
+    width, actions = policy.observation_space.shape[0], int(policy.action_space.n)
+    if bool(m[:, actions:].any()):
+        raise ValueError(f"an sb3 model of {actions} actions (All Fours' presets) cannot choose action "
+                         f"{int(m[:, actions:].nonzero()[0, 1]) + actions}, legal here")
     with torch.inference_mode():
-        logits = policy.get_distribution(o, action_masks=m.numpy()).distribution.logits
-    return greedy_actions(logits, m).numpy()
+        logp = policy.get_distribution(o[:, :width], action_masks=m[:, :actions].numpy()).distribution.logits
+    if actions < m.shape[1]:
+        logp = torch.nn.functional.pad(logp, (0, m.shape[1] - actions), value=-torch.inf)
+    return logp, m
+
+
+def greedy(model, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The greedy legal actions (int64, B) of a model (or its policy) for observations (B, OBS_SIZE)
+    and masks (B, NUM_ACTIONS)."""
+    return greedy_actions(*distribution(model, obs, mask)).numpy()
 
 
 class SB3Agent(Agent):
@@ -91,8 +120,5 @@ class SB3Agent(Agent):
 
     def policy(self, state: GameState, seat: int) -> dict[int, float]:
         mask = mask_of(state.legal_mask())
-        with torch.inference_mode():
-            dist = self.model.get_distribution(torch.as_tensor(encode(state, seat)[None]),
-                                                      action_masks=mask[None])
-            probs = dist.distribution.probs[0].numpy()
+        probs = distribution(self.model, encode(state, seat)[None], mask[None])[0][0].exp().numpy()
         return {int(a): float(probs[a]) for a in np.flatnonzero(mask)}

@@ -13,12 +13,15 @@ vectorization_mode="vector_entry_point")`` builds): one learning seat per game, 
 by batched opponents. SB3's own ``make_vec_env`` on the ids works too, but steps one Python env per
 game (a ``DummyVecEnv``); this one steps every game at once in NumPy, many times as fast.
 
-``action_masks()`` (bool (N, 57)) and ``env_method("action_masks")`` give the learners' legal actions, as
+``action_masks()`` (bool (N, 63)) and ``env_method("action_masks")`` give the learners' legal actions, as
 sb3-contrib's MaskablePPO asks for them. Seeds: ``seed(s)`` makes the next ``reset()`` play game i from
 seed s + i, as the Gymnasium env does. A game whose episode ends returns its next episode's first
 observation (same-step autoreset); its info holds ``episode`` ({"r": return, "l": decisions}), the
-ended match's ``scores`` and ``winner`` (side) and the learner's ``seat`` in it. Episodes end by
-termination only, so there is no ``terminal_observation`` to bootstrap from. It renders nothing.
+ended match's ``scores`` and ``winner`` (side; -1 for a match cut at ``max_moves``) and the learner's ``seat``
+in it, and ``TimeLimit.truncated``: True where the match was cut at ``max_moves`` moves (``AllFoursVectorEnv``'s
+``truncated``; by default only in the auction presets, at 3,000 moves). The engine replaces an ended or cut
+match in the same step, so there is no ``terminal_observation`` to bootstrap a cut episode from (SB3 then
+treats it as ended). It renders nothing.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ class SB3VecEnv(VecEnv):
     @classmethod
     def make(cls, preset: str = "seven_up", num_envs: int = 256, **kwargs) -> SB3VecEnv:
         """``num_envs`` games of ``preset`` on the batched engine; ``kwargs`` as ``AllFoursVectorEnv``'s
-        (``opponent``, ``partner``, ``seat``, the ``env()`` rule options)."""
+        (``opponent``, ``partner``, ``seat``, ``max_moves``, the ``env()`` rule options)."""
         return cls(AllFoursVectorEnv(num_envs, preset, **kwargs))
 
     def reset(self):
@@ -88,7 +91,7 @@ class SB3VecEnv(VecEnv):
         return obs, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions of every game's learner now, bool (N, 57)."""
+        """The legal actions of every game's learner now, bool (N, 63)."""
         return self.env.action_masks()
 
     def env_method(self, method_name, *args, indices=None, **kwargs):

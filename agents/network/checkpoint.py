@@ -9,6 +9,11 @@ A checkpoint is a dict of plain types and tensors (loadable with ``torch.load(we
 Writes go to a temporary file in the same folder, are flushed to disk, then ``os.replace``d
 over the target: a run killed at any moment (even ``kill -9``) leaves either the old or the new
 checkpoint, never half of one.
+
+Two observation encodings load (``allfours.agents.network.model.ENCODINGS``): version 2, today's (``OBS_SIZE``
+columns, ``NUM_ACTIONS`` action ids), and version 1 (``V1_SIZE`` columns, All Fours' 57 action ids, the
+shipped bots), whose network keeps its widths and reads the prefix of today's inputs that is version 1
+(``PolicyNet`` says how). ``upgraded`` widens a version-1 checkpoint to today's widths for a warm start.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import torch
 
 from allfours_env import ENCODING_VERSION, OBS_SIZE, __version__, action_name
 from allfours_env.cards import NUM_ACTIONS
+
+from .model import ENCODINGS, encoding_of
 
 FORMAT = "allfours-ppo"
 FORMAT_VERSION = 1
@@ -60,10 +67,45 @@ def code_version() -> str:
     return f"{__version__}+{sha}{'.dirty' if dirty else ''}" if sha else __version__
 
 
-def metadata() -> dict:
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, "encoding_version": ENCODING_VERSION,
-            "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "action_ids": list(ACTION_IDS),
+def metadata(arch: dict | None = None) -> dict:
+    """A checkpoint's metadata: the format, the observation encoding and action ids of the network whose
+    ``arch`` it holds (default: today's, ``ENCODING_VERSION``), the code version and the time."""
+    version = ENCODING_VERSION if arch is None else encoding_of(arch.get("obs_size"), arch.get("num_actions"))
+    if version is None:
+        raise CheckpointError(f"a network of {arch.get('obs_size')} observation columns and {arch.get('num_actions')} "
+                              f"actions is of no observation encoding version: {_versions()}")
+    obs_size, num_actions = ENCODINGS[version]
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "encoding_version": version,
+            "obs_size": obs_size, "num_actions": num_actions, "action_ids": ACTION_IDS[:num_actions],
             "code_version": code_version(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
+def _versions() -> str:
+    return "this code reads " + ", ".join(f"version {v} ({o} columns, {a} actions)" for v, (o, a) in ENCODINGS.items())
+
+
+def upgraded(ck: dict) -> dict:
+    """Checkpoint ``ck`` (loaded) at today's encoding: an encoding-1 network widened to ``OBS_SIZE`` inputs and
+    ``NUM_ACTIONS`` actions, the new weights 0, so it plays as before where the new columns are 0 and the new
+    actions illegal (All Fours' presets); a warm start (``init_from``) of today's network. A checkpoint at
+    today's encoding comes back as it is; either way without the optimizer state, which fits no other shape."""
+    if ck.get("encoding_version") == ENCODING_VERSION:
+        return ck
+    arch = dict(ck["arch"])
+    old_obs, old_actions = arch["obs_size"], arch["num_actions"]
+    arch.update(obs_size=OBS_SIZE, num_actions=NUM_ACTIONS)
+    model = dict(ck["model"])
+    first = model["trunk.0.weight"]  # (hidden, obs_size)
+    model["trunk.0.weight"] = torch.cat([first, first.new_zeros(first.shape[0], OBS_SIZE - old_obs)], 1)
+    model["pi.weight"] = torch.cat([model["pi.weight"], model["pi.weight"].new_zeros(NUM_ACTIONS - old_actions,
+                                                                                    model["pi.weight"].shape[1])])
+    model["pi.bias"] = torch.cat([model["pi.bias"], model["pi.bias"].new_zeros(NUM_ACTIONS - old_actions)])
+    out = {k: v for k, v in ck.items() if k != "optimizer"}
+    out.update({k: v for k, v in metadata(arch).items() if k in ("encoding_version", "obs_size", "num_actions",
+                                                                 "action_ids")})
+    out.update(arch=arch, model=model, upgraded_from={"encoding_version": ck.get("encoding_version"),
+                                                      "obs_size": old_obs, "num_actions": old_actions})
+    return out
 
 
 TEMP = re.compile(r"\..+\.tmp(\d+)")  # atomic_save's temp files: .<name>.tmp<pid>
@@ -136,13 +178,25 @@ def load_checkpoint(path: str | Path, *, kind: str = FORMAT) -> dict:
     if not isinstance(ck.get("format_version"), int) or ck["format_version"] > FORMAT_VERSION:
         raise CheckpointError(f"{str(path)!r} has checkpoint format version {ck.get('format_version')!r}; this code "
                               f"reads up to {FORMAT_VERSION}: update the code")
-    if ck.get("encoding_version") != ENCODING_VERSION or ck.get("obs_size") != OBS_SIZE:
-        raise CheckpointError(f"{str(path)!r} was trained on observation encoding version {ck.get('encoding_version')} "
-                              f"(size {ck.get('obs_size')}); this code encodes version {ENCODING_VERSION} "
-                              f"(size {OBS_SIZE}): retrain or use the matching code version {ck.get('code_version')}")
-    if ck.get("action_ids") != ACTION_IDS:
-        raise CheckpointError(f"{str(path)!r} uses different action ids than this code")
+    version = ck.get("encoding_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version not in ENCODINGS:
+        raise CheckpointError(f"{str(path)!r} was trained on observation encoding version {version!r} "
+                              f"(size {ck.get('obs_size')}); {_versions()}: retrain or use the matching code version "
+                              f"{ck.get('code_version')}")
+    obs_size, num_actions = ENCODINGS[version]
+    if ck.get("obs_size") != obs_size:
+        raise CheckpointError(f"{str(path)!r} says observation encoding version {version} with {ck.get('obs_size')!r} "
+                              f"columns; version {version} has {obs_size}: a damaged or hand-edited checkpoint")
+    if ck.get("action_ids") != ACTION_IDS[:num_actions] or ck.get("num_actions", num_actions) != num_actions:
+        raise CheckpointError(f"{str(path)!r} uses different action ids than this code (encoding version {version} "
+                              f"has ids 0..{num_actions - 1}: {ACTION_IDS[0]} .. {ACTION_IDS[num_actions - 1]})")
     for key in ("model", "arch"):
         if key not in ck:
             raise CheckpointError(f"{str(path)!r} lacks {key!r}: incomplete checkpoint")
+    arch = ck["arch"]
+    widths = (arch.get("obs_size"), arch.get("num_actions")) if isinstance(arch, dict) else None
+    if widths != (obs_size, num_actions):
+        raise CheckpointError(f"{str(path)!r} holds a network of {widths[0] if widths else '?'} observation columns "
+                              f"and {widths[1] if widths else '?'} actions; its encoding version {version} has "
+                              f"{obs_size} and {num_actions}")
     return ck

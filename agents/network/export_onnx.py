@@ -6,14 +6,19 @@
 Writes ``bot.onnx`` and its model card ``bot.card.json`` (also embedded in the ONNX file's
 metadata under ``allfours_model_card``, without the test vectors).
 
-The ONNX graph (opset 17, batch axis dynamic):
+The ONNX graph (opset 17, batch axis dynamic), the same contract for every network:
 
-    inputs   observation  float32 [batch, OBS_SIZE]  allfours_env.observation.encode(state, seat)
-             action_mask  float32 [batch, 57]        1.0 for a legal action, 0.0 otherwise
-    outputs  probabilities float32 [batch, 57]       softmax over the legal actions (0 elsewhere)
-             logits        float32 [batch, 57]       illegal actions at -1e9
-             action        int64   [batch]           the greedy move: the lowest legal action id whose
-                                                     logit is within TIE_TOLERANCE (1e-4) of the best
+    inputs   observation   float32 [batch, OBS_SIZE (997)]    allfours_env.observation.encode(state, seat)
+             action_mask   float32 [batch, NUM_ACTIONS (63)]  1.0 for a legal action, 0.0 otherwise
+    outputs  probabilities float32 [batch, 63]  softmax over the legal actions (0 elsewhere)
+             logits        float32 [batch, 63]  illegal actions at -1e9
+             action        int64   [batch]      the greedy move: the lowest legal action id whose
+                                                logit is within TIE_TOLERANCE (1e-4) of the best
+
+A network of observation encoding 1 (951 columns, 57 actions: the shipped bots) is exported inside
+that contract: the graph gives it the first 951 columns of the observation (encoding 1's, exactly)
+and the first 57 of the mask, and puts -1e9 (probability 0) on actions 57..62 (the auction's, which
+it cannot choose: it plays All Fours' presets). The card says which (``network``).
 
 Every row needs at least one legal action. The card holds what a frontend needs to use it:
 the observation encoding version and layout (``views``: name -> [start, shape]), the action ids
@@ -126,7 +131,7 @@ def export(agent, path: str | Path, *, preset: str | None = None, vectors: int =
     card = model_card(agent, preset)
     rules = rules_of(agent, preset)
     wrapper = OnnxPolicy(agent.net.eval(), symmetrized(agent)).eval()
-    example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS))
+    example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS))  # traced: no check of the values
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if dynamo:

@@ -6,6 +6,13 @@ actions only, has no 0 * inf NaNs. With ``privileged`` > 0 the value head also r
 information (every seat's hand) through its own small branch; the policy head never does, so
 the policy needs only the observation at play time.
 
+A network keeps the widths it was trained with (``ENCODINGS``): one of observation encoding 1 reads
+``V1_SIZE`` columns and has All Fours' 57 actions. Fed today's observations and masks (``OBS_SIZE``
+and ``NUM_ACTIONS`` wide) it reads their first ``V1_SIZE`` columns, which are encoding 1's exactly,
+and its first 57 mask columns, and its logits and log-probabilities come back ``NUM_ACTIONS`` wide,
+the actions it lacks at ``MASK_VALUE`` (probability 0). A legal action outside its head (a bid) is
+refused: it cannot choose one.
+
 With ``bf16`` the trunk's matmuls run in bfloat16 (autocast: weights stay float32, products
 accumulate in float32) on CPUs with AVX512-BF16/AMX, about four times faster than float32 for
 the update; the heads, softmax and losses stay float32 so log-probability ratios stay exact
@@ -16,7 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
+
+from allfours_env import ENCODING_VERSION, OBS_SIZE, action_name
+from allfours_env.cards import ALL_FOURS_ACTIONS, NUM_ACTIONS
+from allfours_env.observation import V1_SIZE
 
 from . import symmetry
 
@@ -27,6 +39,14 @@ MASK_VALUE = -1e9
 # the batch a row sits in (on the bots' fingerprint positions, batching and 6 or 24 views move a
 # log-probability by 8e-6 at most: tests/agents/test_bot_fingerprint.py).
 TIE_TOLERANCE = 1e-4
+ENCODINGS = {1: (V1_SIZE, ALL_FOURS_ACTIONS), ENCODING_VERSION: (OBS_SIZE, NUM_ACTIONS)}
+"""Observation encoding version -> (observation columns, actions) of a network trained on it. Version 2
+appended columns and action ids to version 1's, so a version-1 network reads a prefix of both."""
+
+
+def encoding_of(obs_size: int, num_actions: int) -> int | None:
+    """The encoding version of a network of these widths (``ENCODINGS``), or None for none."""
+    return next((v for v, widths in ENCODINGS.items() if widths == (obs_size, num_actions)), None)
 
 
 def _layer(n_in: int, n_out: int, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
@@ -43,13 +63,16 @@ class PolicyNet(nn.Module):
         self.canonical = bool(canonical)  # relabel suits so that trump is suit 0 (allfours.agents.network.symmetry)
         self._trump, self._turnup = symmetry.TRUMP_OFFSET, symmetry.TURNUP_OFFSET
         self._sym = None  # the suit relabellings for ``averaged``, built on first use
+        self.obs_size, self.num_actions = obs_size, num_actions
         if self.canonical:  # lookup tables, not weights: left out of the state dict
-            self.register_buffer("src_obs", torch.from_numpy(symmetry.SRC_OBS), persistent=False)
-            self.register_buffer("src_act", torch.from_numpy(symmetry.SRC_ACT), persistent=False)
-            self.register_buffer("dst_act", torch.from_numpy(symmetry.DST_ACT), persistent=False)
+            # at the network's own widths: the relabellings keep encoding 1's columns and actions among themselves
+            self.register_buffer("src_obs", torch.from_numpy(symmetry.SRC_OBS[:, :obs_size].copy()), persistent=False)
+            self.register_buffer("src_act", torch.from_numpy(symmetry.SRC_ACT[:, :num_actions].copy()),
+                                 persistent=False)
+            self.register_buffer("dst_act", torch.from_numpy(symmetry.DST_ACT[:, :num_actions].copy()),
+                                 persistent=False)
             self.register_buffer("src_priv", torch.from_numpy(symmetry.SRC_PRIV), persistent=False)
         self.bf16 = bool(bf16) and bf16_supported()
-        self.obs_size, self.num_actions = obs_size, num_actions
         self.hidden, self.privileged = list(hidden), privileged
         layers, n = [], obs_size
         for h in hidden:
@@ -72,6 +95,42 @@ class PolicyNet(nn.Module):
         return cls(arch["obs_size"], arch["num_actions"], arch["hidden"], arch.get("privileged", 0), bf16=bf16,
                    canonical=arch.get("canonical", False))
 
+    @property
+    def encoding_version(self) -> int | None:
+        """The observation encoding the network was built for (``ENCODINGS``), None if its widths are no version's."""
+        return encoding_of(self.obs_size, self.num_actions)
+
+    def _fit(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """``obs`` and ``mask`` cut to the network's own widths, and how many action columns to pad its
+        outputs with. Wider inputs are taken only as a prefix: an encoding-1 network (``V1_SIZE`` columns,
+        ``ALL_FOURS_ACTIONS`` actions) fed today's ``OBS_SIZE`` and ``NUM_ACTIONS``; ValueError otherwise,
+        and for a legal action its head does not have."""
+        width, actions = obs.shape[-1], mask.shape[-1]
+        if width != self.obs_size:
+            if (self.obs_size, width) != (V1_SIZE, OBS_SIZE):
+                raise ValueError(f"observations of {width} columns for a network that reads {self.obs_size} "
+                                 f"(encoding version {ENCODING_VERSION} has {OBS_SIZE}; version 1, a prefix, "
+                                 f"{V1_SIZE})")
+            obs = obs[..., :V1_SIZE]
+        if actions != self.num_actions:
+            if (self.num_actions, actions) != (ALL_FOURS_ACTIONS, NUM_ACTIONS):
+                raise ValueError(f"an action mask of {actions} columns for a network of {self.num_actions} actions "
+                                 f"(encoding version {ENCODING_VERSION} has {NUM_ACTIONS}; version 1, a prefix, "
+                                 f"{ALL_FOURS_ACTIONS})")
+            if not _tracing():  # an exported graph holds no check: the card says which actions it has
+                beyond = mask[..., ALL_FOURS_ACTIONS:].nonzero()
+                if len(beyond):
+                    raise ValueError(f"a network of All Fours' {ALL_FOURS_ACTIONS} actions (encoding version 1) "
+                                     f"cannot choose {action_name(ALL_FOURS_ACTIONS + int(beyond[0, -1]))}, legal "
+                                     "here: it plays the All Fours presets only")
+            mask = mask[..., :ALL_FOURS_ACTIONS]
+        return obs, mask, actions - self.num_actions
+
+    @staticmethod
+    def _pad(out: torch.Tensor, extra: int) -> torch.Tensor:
+        """``out`` (B, num_actions) with ``extra`` more columns at ``MASK_VALUE``: by every action id of today."""
+        return F.pad(out, (0, extra), value=MASK_VALUE) if extra else out
+
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk; in bfloat16 matmuls (fp32 weights and accumulation) when ``bf16`` is on."""
         if self.bf16:
@@ -86,7 +145,9 @@ class PolicyNet(nn.Module):
         Takes observations as ``encode`` writes them and returns logits by the game's action ids.
         A suit-canonical network relabels the suits itself (``allfours.agents.network.symmetry``, as torch gathers,
         so ONNX export works too); the trainer, which stores canonical rows already, passes
-        ``canonical_input=True`` and gets logits by canonical action ids."""
+        ``canonical_input=True`` and gets logits by canonical action ids. Inputs wider than the network
+        (an encoding-1 network fed today's): see the module doc; the logits are as wide as ``mask``."""
+        obs, mask, extra = self._fit(obs, mask)
         if self.canonical and not canonical_input:
             key = self._key(obs)
             obs = obs.gather(1, self.src_obs[key])
@@ -94,8 +155,9 @@ class PolicyNet(nn.Module):
             if priv is not None:
                 priv = priv.gather(1, self.src_priv[key])
             logits, v = self._forward(obs, mask, priv, value)
-            return logits.gather(1, self.dst_act[key]), v
-        return self._forward(obs, mask, priv, value)
+            return self._pad(logits.gather(1, self.dst_act[key]), extra), v
+        logits, v = self._forward(obs, mask, priv, value)
+        return self._pad(logits, extra), v
 
     def averaged(self, obs: torch.Tensor, mask: torch.Tensor, static: bool = False) -> torch.Tensor:
         """Log-probabilities averaged over the suit relabellings that leave the position unchanged
@@ -106,19 +168,23 @@ class PolicyNet(nn.Module):
         playing the geometric mean of its policies over the relabellings removes that noise (a
         test-time ensemble of 6 or 24 views in one batch), and the result is exactly symmetric.
         The tables list a keyed row's 6 views 4 times over (so every row has 24, a static gather
-        for ONNX: ``static=True``); eagerly a keyed row runs its 6 distinct views only."""
-        if self._sym is None:
-            self._sym = tuple(torch.from_numpy(t) for t in (symmetry.SYM_OBS, symmetry.SYM_ACT, symmetry.SYM_DST))
+        for ONNX: ``static=True``); eagerly a keyed row runs its 6 distinct views only. As wide as ``mask``
+        (``forward``)."""
+        obs, mask, extra = self._fit(obs, mask)
+        if self._sym is None:  # at the network's own widths, as ``src_obs``
+            self._sym = tuple(torch.from_numpy(t[..., :n].copy()) for t, n in (
+                (symmetry.SYM_OBS, self.obs_size), (symmetry.SYM_ACT, self.num_actions),
+                (symmetry.SYM_DST, self.num_actions)))
         key = self._key(obs)
         every = self._sym[0].shape[1]
         if static:
-            return self._average(obs, mask, key, every)
+            return self._pad(self._average(obs, mask, key, every), extra)
         keyed = key < symmetry.NO_KEY
         out = obs.new_empty(mask.shape)
         for rows, k in ((keyed, symmetry.SYM_DISTINCT), (~keyed, every)):
             if bool(rows.any()):
                 out[rows] = self._average(obs[rows], mask[rows], key[rows], k)
-        return out
+        return self._pad(out, extra)
 
     def _average(self, obs, mask, key, k: int) -> torch.Tensor:
         """``averaged`` over the first ``k`` relabellings of each row's key."""
@@ -172,6 +238,11 @@ def greedy_actions(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     ids = torch.arange(logits.shape[-1], device=logits.device).expand_as(logits)
     near = mask & (logits >= best - TIE_TOLERANCE)
     return torch.where(near, ids, torch.full_like(ids, logits.shape[-1])).min(dim=-1).values
+
+
+def _tracing() -> bool:
+    """Is torch tracing or compiling the network (an ONNX export) rather than running it?"""
+    return torch.jit.is_tracing() or torch.compiler.is_compiling()
 
 
 _BF16: bool | None = None

@@ -1,6 +1,9 @@
 """The model card of a neural agent: what a frontend needs to run its policy (no torch import here).
 
 ``allfours export`` embeds it in the ONNX file with golden test vectors; ``GET /v1/bots`` shows it.
+Its ``encoding_version``, ``obs_size``, ``inputs`` and ``outputs`` are the contract of the exported graph,
+today's for every network; ``network`` says what the network itself was trained on and reads of them
+(a network of observation encoding 1: the first 951 columns and actions 0..56).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import VIEWS
 from allfours_env.rules import OPTION_NAMES, make_rules
 
-from .model import TIE_TOLERANCE
+from .model import TIE_TOLERANCE, encoding_of
 
 CARD_FORMAT = "allfours-onnx-policy"
 CARD_FORMAT_VERSION = 1
@@ -37,6 +40,12 @@ def model_card(agent, preset: str | None = None) -> dict:
     meta = getattr(agent, "meta", None) or {}
     net = agent.net
     progress = meta.get("progress") if isinstance(meta.get("progress"), dict) else {}
+    obs_size, num_actions = getattr(net, "obs_size", OBS_SIZE), getattr(net, "num_actions", NUM_ACTIONS)
+    reads = (f"all {OBS_SIZE} columns of the observation" if obs_size == OBS_SIZE else
+             f"the first {obs_size} columns of the observation (encoding version 1's, exactly)")
+    reads += (f" and all {NUM_ACTIONS} actions" if num_actions == NUM_ACTIONS else
+              f" and actions 0..{num_actions - 1}; actions {num_actions}..{NUM_ACTIONS - 1} get probability 0 (it "
+              "cannot choose them: it plays All Fours' presets)")
     return {
         "format": CARD_FORMAT, "format_version": CARD_FORMAT_VERSION,
         "name": getattr(agent, "name", "neural"),
@@ -44,12 +53,15 @@ def model_card(agent, preset: str | None = None) -> dict:
         "encoding_version": ENCODING_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
         "action_ids": [action_name(a) for a in range(NUM_ACTIONS)],
         "views": {k: [start, list(shape)] for k, (start, shape) in VIEWS.items()},
+        "network": {"encoding_version": encoding_of(obs_size, num_actions), "obs_size": obs_size,
+                    "num_actions": num_actions, "reads": reads},
         "inputs": {"observation": {"dtype": "float32", "shape": ["batch", OBS_SIZE],
                                    "meaning": "allfours_env.observation.encode(state, seat)"},
                    "action_mask": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
                                    "meaning": "1.0 for a legal action, 0.0 otherwise (at least one legal)"}},
         "outputs": {"probabilities": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
-                                      "meaning": "softmax over the legal actions; 0 for illegal ones"},
+                                      "meaning": "softmax over the legal actions; 0 for illegal ones (and for "
+                                                 "the actions the network does not have: see network)"},
                     "logits": {"dtype": "float32", "shape": ["batch", NUM_ACTIONS],
                                "meaning": "masked logits (illegal actions at -1e9); when symmetrized, the "
                                           "log-probabilities averaged over the suit relabellings"},

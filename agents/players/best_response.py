@@ -42,7 +42,7 @@ import random
 import time
 
 from allfours_env import GameState, make_rules
-from allfours_env.engine import GIVE_OR_RUN, STAND_OR_BEG
+from allfours_env.engine import BID, GIVE_OR_RUN, STAND_OR_BEG
 
 from ..base import Agent
 from .consistent import DEFAULT_CANDIDATES, ConsistentWorlds, TargetPolicy
@@ -52,11 +52,14 @@ from .solver import final_value
 
 DEFAULT_WORLDS = 32
 CONTINUATIONS = ("target", "heuristic")
-PRESETS = "seven_up, or traditional with 2 players"
+PRESETS = "seven_up, or traditional or pitch with 2 players"
 
 
 def decision_type(state: GameState) -> str:
-    """``stand/beg``, ``give/run``, ``first lead`` (the hand's first card) or ``trick k`` (any other play)."""
+    """``stand/beg``, ``give/run``, ``bid`` (a call of the auction presets), ``first lead`` (the hand's first card)
+    or ``trick k`` (any other play)."""
+    if state.phase == BID:
+        return "bid"
     if state.phase == STAND_OR_BEG:
         return "stand/beg"
     if state.phase == GIVE_OR_RUN:

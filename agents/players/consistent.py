@@ -41,7 +41,7 @@ import torch
 
 from allfours_env import GameState
 from allfours_env.cards import mask_of
-from allfours_env.observation import encode_batch, masks_batch
+from allfours_env.observation import OBS_SIZE, encode_batch, masks_batch
 from allfours_env.sampling import resample
 
 from ..base import Agent
@@ -80,7 +80,7 @@ class TargetPolicy:
         self.net = agent.net if isinstance(agent, NeuralAgent) else None
         self.symmetrize = bool(getattr(agent, "symmetrize", False))
         self.preset = getattr(agent, "preset", None)
-        self._buf = np.zeros((CHUNK, self.net.obs_size), np.float32) if self.net is not None else None
+        self._buf = np.zeros((CHUNK, OBS_SIZE), np.float32) if self.net is not None else None
 
     def _logits(self, games: list[GameState]) -> tuple[torch.Tensor, torch.Tensor]:
         b = len(games)

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from allfours_env import GameState
-from allfours_env.observation import encode_batch, masks_batch
+from allfours_env.observation import OBS_SIZE, encode_batch, masks_batch
 from allfours_env.sampling import resample
 
 from ..spec import AgentSpec, check_seats, expect_spec
@@ -57,7 +57,7 @@ class PolicyInference:
     def __init__(self, net: torch.nn.Module, candidates: int = DEFAULT_CANDIDATES, floor: float = DEFAULT_FLOOR):
         check_inference(candidates, floor)
         self.net, self.candidates, self.floor = net.eval(), candidates, float(floor)
-        self._buf = np.zeros((candidates, net.obs_size), np.float32)
+        self._buf = np.zeros((candidates, OBS_SIZE), np.float32)
 
     def log_weights(self, state: GameState, seat: int, worlds: list[GameState]) -> np.ndarray:
         """log prod max(p, floor) over the other seats' decisions of this hand with a choice, per world;

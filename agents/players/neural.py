@@ -6,12 +6,14 @@
     agent = load_network(AgentSpec.parse("bot:seven_up:sym=0"))   # either, from a network's parsed spec
     path = checkpoint_path("runs/yorkshire-...")         # the file a spec names (its best.pt), for a warm start
 
-The agent sees exactly the seat's observation (``allfours_env.observation.encode``) and its
-legal actions; it plays the most likely legal action (``greedy=True``, the default) or samples
-from the policy. With ``symmetrize=True`` (the default) its policy is the network's averaged
-over the relabellings of the non-trump suits (``PolicyNet.averaged``), which measurably wins
-more matches than the raw network (docs/training.md); ``symmetrize=False`` (spec suffix
-``:sym=0``) plays the raw network, as the trainer's rollouts do.
+The agent sees exactly the seat's observation (``allfours_env.observation.encode``) and its legal
+actions (a network of observation encoding 1, as the shipped bots are, reads the columns and actions
+of them that it knows: ``allfours.agents.network.model``); it plays the most likely legal action
+(``greedy=True``, the default) or samples from the policy. With ``symmetrize=True`` (the default)
+its policy is the network's averaged over the relabellings of the non-trump suits
+(``PolicyNet.averaged``), which measurably wins more matches than the raw network
+(docs/training.md); ``symmetrize=False`` (spec suffix ``:sym=0``) plays the raw network, as the
+trainer's rollouts do.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 import torch
 
 from allfours.agents.network.checkpoint import checkpoints_dir
-from allfours_env import GameState, encode
+from allfours_env import OBS_SIZE, GameState, encode
 from allfours_env.cards import NUM_ACTIONS
 
 from ..base import Agent
@@ -44,7 +46,7 @@ class NeuralAgent(Agent):
         self.symmetrize = bool(symmetrize)
         self.preset = preset
         self.meta = meta or {}
-        self._obs = np.zeros((1, net.obs_size), np.float32)
+        self._obs = np.zeros((1, OBS_SIZE), np.float32)  # the network reads its own columns (PolicyNet._fit)
         self._mask = np.zeros((1, NUM_ACTIONS), bool)
 
     def _logits(self, state: GameState, seat: int) -> tuple[torch.Tensor, list[int]]:

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from allfours_env import GameState
-from allfours_env.observation import encode_batch, masks_batch
+from allfours_env.observation import OBS_SIZE, encode_batch, masks_batch
 
 from ..base import Agent
 from ..network import greedy_actions
@@ -38,7 +38,7 @@ class NetworkPlayout:
         self.symmetrize = bool(symmetrize)
         self.preset, self.players, self.name = preset, players, name
         self.others = others if others is not None else HeuristicAgent()
-        self._buf = np.zeros((256, net.obs_size), np.float32)
+        self._buf = np.zeros((256, OBS_SIZE), np.float32)
 
     @classmethod
     def from_agent(cls, agent: Agent, *, symmetrize: bool = False, name: str = "network",

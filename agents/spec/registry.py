@@ -7,7 +7,7 @@
     make_agent("search:worlds=200,time=1")    # ... but at most about a second a move
     make_agent("checkpoints/yorkshire.pt")    # a trained network (players.neural.load_agent; a run folder too)
     make_agent("bot:yorkshire")               # a shipped bot (players.neural.load_bot): yorkshire, traditional,
-                                              # traditional_2p, seven_up
+                                              # traditional_2p, seven_up, pitch, setback
     make_agent("bot:yorkshire:sym=0")         # ... its raw network, without averaging over suit relabellings
     make_agent("search:playout=bot:yorkshire")  # search whose playouts play that network for its side
     make_agent("guided")                      # search guided by the preset's shipped bot (players.guided)
@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib
 import inspect
 
+from allfours_env.cards import NUM_ACTIONS
 from allfours_env.rules import AUCTION_PRESETS
 
 from ..adapters.sb3_agent import SB3Agent
@@ -41,9 +42,11 @@ from ..players.neural import load_network
 from ..players.playout import NetworkPlayout
 from ..players.random_agent import RandomAgent
 from ..players.search import SearchAgent
+from .bots import BOTS
 from .grammar import EXPERIMENTAL, OPTIONS, AgentSpec, check_seats, expect_spec
 
-AUCTION_AGENTS = ("heuristic", "random", "search")  # the players that play the auction presets so far
+AUCTION_AGENTS = ("heuristic", "random", "search", "br")  # the players that play the auction presets so far, and
+# the networks trained on them (bot:pitch, bot:setback, a checkpoint of a run of configs/pitch.yaml or setback.yaml)
 
 
 def _ismcts(**params) -> Agent:
@@ -82,9 +85,12 @@ assert set(AGENTS) == set(OPTIONS), "every agent name of allfours.agents.spec ha
 
 
 def plays_auction(spec: str | AgentSpec) -> bool:
-    """Whether the player ``spec`` names plays the auction presets (pitch, setback) so far: those of
-    ``AUCTION_AGENTS``, search with its heuristic playouts only."""
+    """Whether the player ``spec`` names may play the auction presets (pitch, setback): those of ``AUCTION_AGENTS``
+    (search with its heuristic playouts only), a shipped bot trained on one, and any checkpoint (``make_agent``
+    refuses one whose network has no head for the auction's calls once it is loaded)."""
     spec = AgentSpec.parse(spec)
+    if spec.is_network:
+        return spec.name != "bot" or BOTS.get(spec.target, ("",))[0] in AUCTION_PRESETS
     return spec.name in AUCTION_AGENTS and getattr(spec.options.get("playout"), "name", "heuristic") == "heuristic"
 
 
@@ -95,14 +101,20 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
     if isinstance(spec, Agent):
         return spec
     spec = AgentSpec.parse(spec)
-    if preset in AUCTION_PRESETS and not plays_auction(spec):
+    if preset in AUCTION_PRESETS and not plays_auction(spec) and not (spec.is_network and spec.target not in BOTS):
+        if spec.is_network:
+            raise ValueError(f"{spec.label} is a network for {BOTS[spec.target][0]}: it does not play {preset} "
+                             f"(bot:pitch and bot:setback do)")
         if spec.name not in AUCTION_AGENTS:
             raise ValueError(f"agent {spec.label!r} does not play the auction presets ({', '.join(AUCTION_PRESETS)}) "
-                             f"yet: {', '.join(AUCTION_AGENTS)} do (docs/rules.md section 8)")
-        raise ValueError("search plays the auction presets with heuristic playouts only so far (no network plays "
-                         "them yet)")
+                             f"yet: {', '.join(AUCTION_AGENTS)} and the networks trained on them do (docs/rules.md "
+                             f"section 8)")
+        raise ValueError("search plays the auction presets with heuristic playouts only so far")
     if spec.is_network:
         agent = load_network(spec, players=players, game=preset)
+        if preset in AUCTION_PRESETS and agent.net.num_actions < NUM_ACTIONS:
+            raise ValueError(f"{spec.label} was trained on All Fours' {agent.net.num_actions} actions, without the "
+                             f"auction's calls: it does not play {preset}")
         if seed is not None:
             agent.seed(seed)
         return agent

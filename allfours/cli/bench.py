@@ -6,7 +6,6 @@ For each preset it measures (1) the wrapped ``env()`` with an observation every 
 exactly as a learner loop uses it (``last()`` then ``step()``), and (2) the raw engine
 (``legal_actions()`` then ``apply()``). PettingZoo's ``connect_four_v3`` ``env()`` runs the same
 loop as the peer, alternating with each case's runs; each figure is the median of ``--repeats``.
-The auction presets (pitch, setback) have the engine's figure only: the env does not take them yet.
 """
 
 from __future__ import annotations
@@ -20,8 +19,7 @@ from allfours_env.speed import aec_rate, engine_rate
 from .common import Parser, help_text, positive_float, positive_int
 
 CASES = (("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
-         ("seven_up", {}))
-ENGINE_CASES = (("pitch", {}), ("pitch", {"players": 2}), ("setback", {}))  # the engine's figure only, so far
+         ("seven_up", {}), ("pitch", {}), ("pitch", {"players": 2}), ("setback", {}))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,11 +54,6 @@ def main(argv: list[str] | None = None) -> int:
         c4 = statistics.median(c4_runs) if c4_runs else None
         peer = f"{c4:>14,.0f}{env_r / c4:>8.2f}" if c4 else ""
         print(f"{name:<18}{env_r:>13,.0f}{peer}{eng_r:>15,.0f}")
-    for preset, options in ENGINE_CASES:
-        name = preset + ("" if not options else f" {options['players']}p")
-        eng_r = median(lambda p=preset, o=options: engine_rate(p, o, args.seconds))
-        peer = f"{'-':>14}{'-':>8}" if connect_four_v3 else ""
-        print(f"{name:<18}{'-':>13}{peer}{eng_r:>15,.0f}")
     return 0
 
 

@@ -7,6 +7,7 @@ import sys
 
 from allfours.agents.players.human import HumanAgent, QuitGame
 from allfours.agents.spec import AgentSpec
+from allfours.agents.spec.bots import BOTS
 from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState, action_name
 from allfours_env.cards import JACK, SUITS, card_code
@@ -23,7 +24,7 @@ TRUMP_HOW = {
                "(BID_2 ... BID_4). The highest bidder pitches: the suit of the card it leads is trump. Short of "
                "its bid, its side loses the bid.",
 }
-NO_BOT_YET = "search"  # the opponents of --bot bot where no shipped bot plays the game (pitch, setback)
+NO_BOT_YET = "search"  # the opponents of --bot bot in an auction game no shipped bot plays (pitch with 3 or 4)
 
 
 def trump_cards(dealt: list[int], trump: int) -> tuple[str | None, str | None, str]:
@@ -111,13 +112,21 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
     return 0
 
 
+def default_bot(rules) -> str:
+    """The spec ``--bot bot`` stands for: the preset's shipped bot, or ``NO_BOT_YET`` in an auction game that none
+    plays (pitch with 3 or 4 players)."""
+    if rules.auction and (rules.preset, rules.players) not in BOTS.values():
+        return NO_BOT_YET
+    return f"bot:{rules.preset}"
+
+
 def main(argv: list[str] | None = None) -> int:
     prog = "allfours play"
     p = Parser(prog=prog, description="Play All Fours in the terminal against bots.")
     add_rule_arguments(p, auction=True)
     p.add_argument("--seat", type=nonnegative_int, default=0, help="your seat (0 = first in play order)")
     p.add_argument("--bot", default="bot", metavar="AGENT", help="opponents and partner: 'bot' (the shipped bot for "
-                   f"the preset; {NO_BOT_YET} in pitch and setback, which have none yet), 'search', 'heuristic', "
+                   f"the preset; {NO_BOT_YET} in pitch with 3 or 4 players, which has none), 'search', 'heuristic', "
                    "'random' or any agent spec (docs/agents.md)")
     p.add_argument("--seed", type=seed, default=None, help="seed for a reproducible match")
     args = p.parse_args(argv)
@@ -128,8 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.seat < rules.players:
         return fail(prog, f"argument --seat: must be a seat from 0 to {rules.players - 1}, got {args.seat}")
     try:
-        default = NO_BOT_YET if rules.auction else f"bot:{rules.preset}"
-        spec = AgentSpec.parse(default if args.bot == "bot" else args.bot)
+        spec = AgentSpec.parse(default_bot(rules) if args.bot == "bot" else args.bot)
         bots = make_bots(rules, args.seat, spec, args.seed)
     except ValueError as e:
         return fail(prog, f"argument --bot: {e}")

@@ -146,7 +146,7 @@ def _train(args, cfg, run_dir: Path, stop: RunStop) -> int:
             if isinstance(r, dict) and "ci95" in r:  # rows of an old run resumed (another format) are left out
                 lo, hi = r["ci95"]
                 print(f"  last eval vs {spec}: win rate {r['win_rate']:.3f} over {r['matches']} matches "
-                      f"(95% CI {lo:.3f}-{hi:.3f}), points/hand {r['points_per_hand']:.3f}-"
+                      f"(95% CI {lo:.3f}-{hi:.3f}), points/hand {r['points_per_hand']:.3f} vs "
                       f"{r['opponent_points_per_hand']:.3f}")
     return 0
 

@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import OVER
+from ..engine import BID, OVER
 from ..observation import (
+    AUCTION_BITS,
+    CALL_COLUMN,
     CARD_BITS,
     CARD_ROW,
     FLOAT_COLUMN,
     N_BITS,
-    OBS_SIZE,
     OFFSET,
     PHASE_BIT,
+    V1_SIZE,
     VIEWS,
+    auction_rules_bits,
     rules_bits,
     scale_floats,
 )
@@ -33,8 +36,15 @@ _ROWS = CARD_BITS // 52  # the uint64 rows of the card masks; the small one-hots
 _SMALL = {name: OFFSET[name] - CARD_BITS for name in VIEWS if CARD_BITS <= OFFSET[name] < N_BITS}
 if CARD_BITS % 52 or N_BITS - CARD_BITS > 64:
     raise ImportError("allfours_env.vector.encode: the small one-hot views no longer fit one uint64")
-_PHASE_BITS = np.array([1 << (_SMALL["phase"] + PHASE_BIT[ph]) if ph in PHASE_BIT else 0 for ph in range(OVER + 1)],
-                       U64)
+_PHASE_BITS = np.array([1 << (_SMALL["phase"] + PHASE_BIT[ph]) if ph in PHASE_BIT else 0
+                        for ph in range(max(OVER, BID) + 1)], U64)
+if AUCTION_BITS > 64:
+    raise ImportError("allfours_env.vector.encode: the auction views no longer fit one uint64")
+_AUCTION = {name: OFFSET[name] - V1_SIZE for name in VIEWS if OFFSET[name] >= V1_SIZE}
+# a call's action id (-1: none yet) -> its column in a seat's row of ``calls`` (64: no bit)
+_CALL_COLUMN = np.full(max(CALL_COLUMN) + 2, 64, np.int64)
+for _a, _c in CALL_COLUMN.items():
+    _CALL_COLUMN[_a] = _c
 _NONE = 4  # the trump and led views' last column: no suit
 _SUITS = VIEWS["voids"][1][1]  # the voids view: (relative seat, suit)
 
@@ -45,11 +55,13 @@ class Encoder:
     def __init__(self, games: Games):
         n, rules = games.n, games.rules
         self.games = games
-        self.fields = np.zeros((games.num, _ROWS + 1), U64)  # the card mask rows, then the small one-hots
+        # the card mask rows, the small one-hots, then the auction's views
+        self.fields = np.zeros((games.num, _ROWS + 2), U64)
         # an absolute seat mask as relative seat bits, seen from o: rel_bits[o << n | mask]
         self.rel_bits = np.array([sum(1 << r for r in range(n) if m >> ((o + r) % n) & 1)
                                   for o in range(n) for m in range(1 << n)], np.uint64)
         self.const_bits = U64(rules_bits(rules) >> CARD_BITS)  # players, preset, flags
+        self.auction_const = U64(auction_rules_bits(rules))  # auction_preset, auction_rules
 
     def arrays(self) -> list[np.ndarray]:
         return [self.fields, self.rel_bits]
@@ -94,13 +106,16 @@ class Encoder:
                  | (voids.astype(U64) << (U64(o["voids"]) + U64(_SUITS) * np.arange(n, dtype=U64))).sum(1, dtype=U64)
                  | hidden.astype(U64) << U64(o["hidden"]))
         fields[:, _ROWS] = small | self.const_bits
-        bits = np.unpackbits(fields.astype("<u8", copy=False).view(np.uint8).reshape(num, (_ROWS + 1) * 8), axis=1,
-                             bitorder="little").reshape(num, _ROWS + 1, 64)
+        if g.rules.auction:
+            fields[:, _ROWS + 1] = self._auction(seats, rel)
+        bits = np.unpackbits(fields.astype("<u8", copy=False).view(np.uint8).reshape(num, (_ROWS + 2) * 8), axis=1,
+                             bitorder="little").reshape(num, _ROWS + 2, 64)
         out[:, :CARD_BITS].reshape(num, _ROWS, 52)[...] = bits[:, :_ROWS, :52]
         out[:, CARD_BITS:N_BITS] = bits[:, _ROWS, :N_BITS - CARD_BITS]
+        out[:, V1_SIZE:] = bits[:, _ROWS + 1, :AUCTION_BITS]
         # the float views, raw (as observation's _raw_floats), then scaled as encode scales them
         f = FLOAT_COLUMN
-        raw = np.zeros((num, OBS_SIZE - N_BITS))
+        raw = np.zeros((num, V1_SIZE - N_BITS))
         srel = g.rows[:, None] * g.k + g.side_of[rel]
         raw[:, f["scores"]:f["scores"] + n] = g.scores.reshape(-1)[srel]
         raw[:, f["hand_points"]:f["hand_points"] + n] = g.hand_points.reshape(-1)[srel]
@@ -108,4 +123,15 @@ class Encoder:
         raw[:, f["runs"]] = g.runs
         raw[:, f["tricks"]] = g.tricks
         raw[:, f["target"]] = g.rules.target
-        out[:, N_BITS:] = scale_floats(raw)
+        out[:, N_BITS:V1_SIZE] = scale_floats(raw)
+
+    def _auction(self, seats: np.ndarray, rel: np.ndarray) -> np.ndarray:
+        """The auction's views as one uint64 per game (bit i = column V1_SIZE + i), as ``observation._auction_bits``."""
+        g, a = self.games, _AUCTION
+        n = g.n
+        col = _CALL_COLUMN[g.calls[g.rows[:, None], rel]] + (a["calls"] + 6 * np.arange(n))  # >= 64: no call yet
+        bits = (self.auction_const | (g.phase == BID).astype(U64) << U64(a["bid_phase"])
+                | np.where(col < 64, shl(col & 63), U64(0)).sum(1, dtype=U64))
+        held = g.bidder >= 0
+        return bits | np.where(held, shl((g.bidder - seats) % n + a["bidder"]) | shl((g.bid - 1) % 5 + a["bid"]),
+                               U64(0))

@@ -13,8 +13,8 @@ from gymnasium import spaces
 
 from ..cards import NUM_ACTIONS, NUM_CARDS, SUITS, action_name, card_code
 from ..engine import PHASE_NAMES, GameState, IllegalActionError
-from ..observation import OBS_SIZE
-from ..rules import check_supported, make_rules
+from ..observation import OBS_LOW, OBS_SIZE
+from ..rules import check_max_moves, make_rules
 from .bits import ONE, U64, relabel_cards
 from .encode import Encoder
 from .games import Games, points_rewards
@@ -37,9 +37,10 @@ def _is_int(x) -> bool:
 class VectorEnv:
     """``num_envs`` games of one preset stepped together (see ``allfours_env.vector``'s docstring)."""
 
-    def __init__(self, preset: str = "yorkshire", num_envs: int = 1, *, observations: bool = True, **options):
+    def __init__(self, preset: str = "yorkshire", num_envs: int = 1, *, observations: bool = True,
+                 max_moves: int | None = None, **options):
         self.rules = make_rules(preset, **options)
-        check_supported(self.rules, "the batched engine")
+        self.max_moves = check_max_moves(max_moves, self.rules)  # as env()'s: None, no cap
         if not _is_int(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if not isinstance(observations, bool):
@@ -47,12 +48,13 @@ class VectorEnv:
         self.num_envs = int(num_envs)
         self.players, self.sides = self.rules.players, self.rules.sides
         self.observations = observations
-        self.single_observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        self.single_observation_space = spaces.Box(OBS_LOW, 1.0, (OBS_SIZE,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self._g = Games(self.rules, self.num_envs)
         self._encode = Encoder(self._g)
         self._obs = np.zeros((self.num_envs, OBS_SIZE), np.float32) if observations else None
         self._mask = np.zeros((self.num_envs, NUM_ACTIONS), bool)
+        self._moves = np.zeros(self.num_envs, np.int64)  # moves made in each game's match (``max_moves``)
         self._ready = False
 
     # ------------------------------------------------------------------ API
@@ -71,6 +73,7 @@ class VectorEnv:
             g.new_matches(np.array(given), np.array([scores[i] or [0] * self.sides for i in given]),
                           (dealers, hands.astype(U64), stock))
         self._skip_finished()
+        self._moves[:] = 0
         self._ready = True
         return self._outputs(obs_out, mask_out)
 
@@ -96,10 +99,15 @@ class VectorEnv:
             g.restore_rows(held, saved)
         rewards = self._rewards()
         terminated = g.done.copy()
+        self._moves += 1
+        if held.size:
+            self._moves[held] -= 1
+        truncated = ~terminated & (self._moves >= self.max_moves) if self.max_moves is not None else terminated & False
         info = {"scores": g.scores.copy(), "winner": g.winner.copy(), "hands_ended": g.res_n.copy(),
-                "hand_results": g.results(), "new_deal": g.new_deal | terminated}
-        ended = np.flatnonzero(terminated)
+                "hand_results": g.results(), "new_deal": g.new_deal | terminated | truncated, "truncated": truncated}
+        ended = np.flatnonzero(terminated | truncated)
         if ended.size:
+            self._moves[ended] = 0
             g.matches[ended] += U64(1)
             g.new_matches(ended)
             self._skip_finished()
@@ -119,7 +127,7 @@ class VectorEnv:
         return out
 
     def legal_mask(self, out: np.ndarray | None = None, suit_order=None) -> np.ndarray:
-        """The legal actions of the seat to move, bool (N, 57), the suits relabelled as ``observe``'s."""
+        """The legal actions of the seat to move, bool (N, 63), the suits relabelled as ``observe``'s."""
         num = self.num_envs
         if out is None:
             out = np.empty((num, NUM_ACTIONS), bool)
@@ -129,7 +137,7 @@ class VectorEnv:
         return out
 
     def _unpack(self, legal: np.ndarray, out: np.ndarray) -> None:
-        """57-bit legal masks into bool rows."""
+        """63-bit legal masks into bool rows."""
         out[...] = np.unpackbits(legal.astype("<u8").view(np.uint8).reshape(self.num_envs, 8), axis=1,
                                  count=NUM_ACTIONS, bitorder="little").view(bool)
 
@@ -205,9 +213,10 @@ class VectorEnv:
 
     def _rewards(self) -> np.ndarray:
         g, side_of = self._g, self._g.side_of
-        if self.rules.reward == "points":
-            return points_rewards(g.res[:, :, 6 + self.sides:].sum(1), side_of)  # (unused slots hold zeros)
-        lose = -0.5 if self.players == 3 else -1.0
+        k = self.sides
+        if self.rules.reward == "points":  # each ended hand's points (unused slots hold zeros), no auction column
+            return points_rewards(g.res[:, :, 6 + k:6 + 2 * k].sum(1), side_of)
+        lose = -1.0 / (k - 1)  # the losing sides share -1 (GameState.match_rewards)
         win = g.winner[:, None]
         return np.where(win < 0, 0.0, np.where(side_of == win, 1.0, lose)).astype(np.float32)
 

@@ -120,6 +120,7 @@ class Games:
         # the auction (docs/rules.md section 8): the high bid (5: the smudge) and its seat (-1: none yet)
         self.bid = z(num, np.int64)
         self.bidder = np.full(num, -1, np.int64)
+        self.calls = np.full((num, n), -1, np.int64)  # each seat's call this deal (as GameState.calls)
         # columns: _NONE_FIELDS, jack_points, totals, points; in the auction presets also bidder, bid, made
         self.auction_cols = 3 if rules.auction else 0
         self.res = np.full((num, 2, 6 + 2 * k + self.auction_cols), -1, np.int32)
@@ -273,6 +274,7 @@ class Games:
     def _bid_call(self, r: np.ndarray, a: np.ndarray) -> None:
         """One call of the auction in each game of ``r`` (as ``GameState._bid``)."""
         cur = self.current[r]
+        self.calls[r, cur] = a
         bidding = a != PASS
         self.bid[r] = np.where(bidding, _BID_VALUE[a], self.bid[r])
         self.bidder[r] = np.where(bidding, cur, self.bidder[r])
@@ -355,7 +357,7 @@ class Games:
         for name in ("played", "won", "voids", "turnups", "thrown", "out", "pending", "stock_pos", "tricks", "runs",
                      "begged", "gave_one"):
             getattr(self, name)[rows] = 0
-        for name in ("trick", "trump", "led", "turnup", "first_proposed", "bidder"):
+        for name in ("trick", "trump", "led", "turnup", "first_proposed", "bidder", "calls"):
             getattr(self, name)[rows] = -1
         self.bid[rows] = 0
         self.current[rows] = self.eldest[rows]

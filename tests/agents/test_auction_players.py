@@ -78,9 +78,12 @@ def test_the_heuristic_beats_random_over_duplicate_deals(preset, options):
     assert row["win_rate"] > 0.75 and row["points_per_hand"] > row["opponent_points_per_hand"]
 
 
-@pytest.mark.parametrize("spec, words", [("bot:seven_up", "does not play the auction presets"),
+@pytest.mark.parametrize("spec, words", [("bot:seven_up", "bot:seven_up is a network for seven_up: it does not play "
+                                                         "setback"),
+                                         ("checkpoints/yorkshire.pt", "trained on All Fours' 57 actions, without the "
+                                                                      "auction's calls: it does not play setback"),
                                          ("guided", "does not play the auction presets"),
-                                         ("br:target=heuristic", "does not play the auction presets"),
+                                         ("br:target=heuristic", "br plays two-player games"),
                                          ("search:playout=bot:seven_up", "heuristic playouts only")])
 def test_players_that_do_not_bid_yet_are_refused_in_one_line(spec, words):
     with pytest.raises(ValueError, match=words) as e:
@@ -118,6 +121,6 @@ def test_allfours_eval_plays_the_auction_presets(tmp_path, capsys):
     assert len(err) == 1 and "min_bid must be 1 or 2" in err[0]
     assert main(["eval", "--preset", "pitch", "--players", "3", "--agents", "search:worlds=2", "heuristic",
                  "--matches", "3", "--workers", "1", "--no-progress"]) == 0
-    assert main(["exploit", "--method", "search", "--bot", "heuristic", "--preset", "pitch"]) == 2  # not yet
-    assert "unknown preset 'pitch'" in capsys.readouterr().err
+    assert main(["exploit", "--method", "search", "--bot", "heuristic", "--preset", "pitch"]) == 2  # 4 players
+    assert "br plays two-player games" in capsys.readouterr().err
 

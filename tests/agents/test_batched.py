@@ -7,6 +7,7 @@ from helpers import reference
 
 from allfours.agents.players.batched import NetworkPlayer, RandomPlayer, batched, unbatchable
 from allfours.agents.spec.registry import make_agent
+from allfours_env.cards import NUM_ACTIONS
 from allfours_env.vector import VectorEnv
 
 
@@ -48,7 +49,7 @@ def test_random_player_is_uniform_over_the_legal_actions():
     mask = vec.legal_mask()
     rows = np.arange(4)
     player = RandomPlayer(seed=3)
-    counts = np.zeros((4, 57))
+    counts = np.zeros((4, NUM_ACTIONS))
     for _ in range(3000):
         counts[rows, player.actions(vec, rows, None, mask)] += 1
     assert not counts[~mask].any()  # never an illegal action

@@ -205,8 +205,8 @@ def test_the_spec_round_trips_and_builds_the_responder():
     ("br:target=heuristic,depth=3", {"preset": "seven_up"}, "br depth must be 1"),
     ("br:target=heuristic,continuation=random", {"preset": "seven_up"}, "br continuation must be target"),
     ("br:target=heuristic,value=money", {"preset": "seven_up"}, "br value must be match"),
-    ("br:target=heuristic", {"preset": "yorkshire"}, r"br plays two-player games \(seven_up, or traditional with 2 "
-                                                     r"players\); this game \(yorkshire\) has 4 players"),
+    ("br:target=heuristic", {"preset": "yorkshire"}, r"br plays two-player games \(seven_up, or traditional or "
+                                                     r"pitch with 2 players\); this game \(yorkshire\) has 4 players"),
     ("br:target=bot:seven_up", {"preset": "traditional", "players": 2},
      "br target 'bot:seven_up' is a network for seven_up; this game is traditional"),
 ])

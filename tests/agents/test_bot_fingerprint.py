@@ -14,6 +14,9 @@ those are found once, when the fingerprint is written, and stored as the actions
   give the recorded moves;
 - the tied positions are real ties (two legal moves within the tolerance), so the rule is used.
 
+The bots are networks of observation encoding 1 (951 columns, 57 actions) fed today's observations
+and masks (997 and 63 columns): they read encoding 1's prefix and play exactly as they did.
+
 Regenerate the fingerprint only when a bot is retrained and shipped, never to absorb a change of
 moves on a machine: ``python tests/agents/test_bot_fingerprint.py --write``.
 """
@@ -31,7 +34,9 @@ import torch
 
 from allfours.agents.network import MASK_VALUE, TIE_TOLERANCE, greedy_actions
 from allfours.agents.spec.registry import make_agent
-from allfours_env import GameState, encode
+from allfours_env import OBS_SIZE, GameState, encode
+from allfours_env.cards import ALL_FOURS_ACTIONS, NUM_ACTIONS
+from allfours_env.observation import V1_SIZE
 
 HERE = Path(__file__).resolve().parent
 POSITIONS = HERE / "data" / "frozen_references.json"
@@ -86,7 +91,7 @@ def find_ties(agent, case: str, count: int = TIED) -> list[dict]:
 
 def _batch(states: list[GameState]) -> tuple[torch.Tensor, torch.Tensor]:
     obs = np.stack([encode(s, s.current) for s in states])
-    mask = np.zeros((len(states), 57), bool)
+    mask = np.zeros((len(states), NUM_ACTIONS), bool)
     for i, s in enumerate(states):
         mask[i, s.legal_actions()] = True
     return torch.from_numpy(obs), torch.from_numpy(mask)
@@ -148,6 +153,53 @@ def test_bot_moves_are_its_fingerprint_in_every_batch(bot, recorded):
         eager = agent.net.averaged(obs, mask)
     assert greedy_actions(static, mask).tolist() == want
     assert ties(eager, mask) == recorded[bot]["ties"]
+
+
+@pytest.mark.parametrize("bot", BOTS)
+def test_a_bot_reads_the_encoding_1_prefix_of_todays_observation(bot, recorded):
+    """A shipped bot is still the network it was trained as (951 columns in, 57 actions out); on today's
+    observation and mask it gives what it gives on their encoding-1 prefix, its outputs padded to every
+    action id with the masked value (probability 0 for ids 57..62)."""
+    agent = _agent(bot)
+    net = agent.net
+    assert (net.obs_size, net.num_actions, net.encoding_version) == (V1_SIZE, ALL_FOURS_ACTIONS, 1)
+    states = positions(BOTS[bot], recorded[bot]["tied"])[::7]
+    obs, mask = _batch(states)
+    assert obs.shape[1] == OBS_SIZE > V1_SIZE and mask.shape[1] == NUM_ACTIONS > ALL_FOURS_ACTIONS
+    assert not obs[:, V1_SIZE:].any() and not mask[:, ALL_FOURS_ACTIONS:].any()  # All Fours: the new columns are 0
+    old_obs, old_mask = obs[:, :V1_SIZE].contiguous(), mask[:, :ALL_FOURS_ACTIONS].contiguous()
+    with torch.inference_mode():
+        for run in (lambda o, m: net(o, m)[0], lambda o, m: net(o, m)[1], net.averaged,
+                    lambda o, m: net.averaged(o, m, static=True)):
+            new, old = run(obs, mask), run(old_obs, old_mask)
+            head = new[:, :ALL_FOURS_ACTIONS] if new.dim() == 2 else new
+            assert head.shape == old.shape and torch.allclose(head, old, atol=1e-5, rtol=0)
+            if new.dim() == 2:  # logits or log-probabilities: today's width, the new ids masked
+                assert new.shape == (len(states), NUM_ACTIONS)
+                assert (new[:, ALL_FOURS_ACTIONS:] == MASK_VALUE).all()
+                probs = torch.softmax(new, 1)
+                assert (probs[:, ALL_FOURS_ACTIONS:] == 0).all() and (probs[~mask] == 0).all()
+                assert greedy_actions(new, mask).tolist() == greedy_actions(old, old_mask).tolist()
+        actions, logp, _ = net.act(obs, mask, greedy=True)
+        assert actions.tolist() == greedy_actions(net(obs, mask)[0], mask).tolist()
+        assert (actions < ALL_FOURS_ACTIONS).all() and torch.isfinite(logp).all()
+
+
+def test_an_old_network_refuses_what_it_cannot_read():
+    """Only encoding 1's prefix is read: another width, or a legal action its head lacks (a bid), is one clear error."""
+    net = _agent("seven_up").net
+    state = GameState.new("seven_up", seed=0)
+    obs, mask = _batch([state])
+    with pytest.raises(ValueError, match=f"observations of 960 columns for a network that reads {V1_SIZE}"):
+        net(torch.zeros(1, 960), mask)
+    with pytest.raises(ValueError, match="an action mask of 60 columns for a network of 57 actions"):
+        net(obs, torch.ones(1, 60, dtype=torch.bool))
+    bid = mask.clone()
+    bid[0, 58] = True
+    for run in (lambda: net(obs, bid), lambda: net.averaged(obs, bid)):
+        with pytest.raises(ValueError, match=r"^a network of All Fours' 57 actions \(encoding version 1\) cannot "
+                                             r"choose BID_1, legal here: it plays the All Fours presets only$"):
+            run()
 
 
 def test_the_fingerprints_hold_real_ties(recorded):

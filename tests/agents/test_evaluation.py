@@ -8,6 +8,7 @@ import math
 import random
 import signal
 
+import numpy as np
 import pytest
 from helpers import eval_stopped_half_way
 
@@ -20,7 +21,7 @@ from allfours.agents.players.search import SearchAgent
 from allfours.agents.spec import AgentSpec
 from allfours.agents.spec.registry import make_agent
 from allfours.cli.eval import main as eval_main
-from allfours_env import GameState, encode, make_rules
+from allfours_env import NUM_ACTIONS, GameState, encode, make_rules
 
 
 # ---------------------------------------------------------------------------------- registry
@@ -81,7 +82,7 @@ def test_shipped_bot_plays_its_network_averaged_over_suit_relabellings():
             st.apply(rng.choice(st.legal_actions()))
         seat, legal = st.current, st.legal_actions()
         obs = torch.from_numpy(encode(st, seat)[None].copy())
-        mask = torch.zeros(1, 57, dtype=torch.bool)
+        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
         mask[0, legal] = True
         with torch.inference_mode():
             want_avg = avg.net.averaged(obs, mask)[0]
@@ -92,6 +93,136 @@ def test_shipped_bot_plays_its_network_averaged_over_suit_relabellings():
         assert sum(pol.values()) == pytest.approx(1.0) and set(pol) == set(legal)
         differ += avg.act(st, seat) != raw.act(st, seat)
     assert differ > 0
+
+
+# ---------------------------------------------------------------------------------- checkpoints of two encodings
+def _saved(path, net, **changes):
+    """A checkpoint of ``net`` with the metadata of its encoding (and ``changes`` over it), as a trainer writes one."""
+    import torch
+
+    from allfours.agents.network.checkpoint import atomic_save, metadata
+    ck = {**metadata(net.arch()), "arch": net.arch(), "model": net.state_dict(), "preset": "seven_up",
+          "rules": make_rules("seven_up").to_dict(), "progress": {"steps": 1}}
+    ck.update(changes)
+    atomic_save(ck, path)
+    return torch.load(path, weights_only=True)
+
+
+def test_a_fresh_network_saves_and_loads_at_encoding_2(tmp_path):
+    torch = pytest.importorskip("torch")
+    from allfours.agents.network import PolicyNet
+    from allfours_env import OBS_SIZE
+    from allfours_env.cards import NUM_ACTIONS as ACTIONS
+    torch.manual_seed(0)
+    net = PolicyNet(OBS_SIZE, ACTIONS, (16,), canonical=True)
+    ck = _saved(tmp_path / "new.pt", net)
+    assert (ck["encoding_version"], ck["obs_size"], ck["num_actions"]) == (2, 997, 63) == (2, OBS_SIZE, ACTIONS)
+    assert len(ck["action_ids"]) == 63 and ck["action_ids"][57:] == ["PASS", "BID_1", "BID_2", "BID_3", "BID_4",
+                                                                     "SMUDGE"]
+    agent = neural.load_agent(tmp_path / "new.pt")
+    assert agent.net.arch() == net.arch() and agent.net.encoding_version == 2
+    st = GameState.new("seven_up", seed=1)
+    obs = torch.from_numpy(encode(st, st.current)[None].copy())
+    mask = torch.zeros(1, ACTIONS, dtype=torch.bool)
+    mask[0, st.legal_actions()] = True
+    with torch.inference_mode():
+        assert torch.allclose(agent.net(obs, mask)[0], net.eval()(obs, mask)[0], atol=1e-6, rtol=0)  # same weights
+    assert agent.act(st, st.current) in st.legal_actions()
+
+
+def test_an_encoding_1_checkpoint_loads_as_the_network_it_was(tmp_path):
+    torch = pytest.importorskip("torch")
+    from allfours.agents.network import PolicyNet
+    from allfours.agents.network.checkpoint import load_checkpoint
+    from allfours_env.observation import V1_SIZE
+    torch.manual_seed(0)
+    old = PolicyNet(V1_SIZE, 57, (16,), canonical=True)
+    ck = _saved(tmp_path / "old.pt", old)
+    assert (ck["encoding_version"], ck["obs_size"], ck["num_actions"], len(ck["action_ids"])) == (1, 951, 57, 57)
+    assert load_checkpoint(tmp_path / "old.pt")["arch"]["obs_size"] == V1_SIZE
+    agent = neural.load_agent(tmp_path / "old.pt")
+    assert (agent.net.obs_size, agent.net.num_actions, agent.net.encoding_version) == (951, 57, 1)
+    rng = random.Random(2)
+    st = GameState.new("seven_up", seed=2)
+    while not st.done and st.hand_no == 0:
+        legal = st.legal_actions()
+        probs = agent.policy(st, st.current)
+        assert set(probs) == set(legal) and sum(probs.values()) == pytest.approx(1.0)
+        assert agent.act(st, st.current) in legal
+        st.apply(rng.choice(legal))
+    # as shipped (train.ship keeps no num_actions): read from the action ids
+    del ck["num_actions"]
+    torch.save(ck, tmp_path / "shipped.pt")
+    assert neural.load_agent(tmp_path / "shipped.pt").net.num_actions == 57
+
+
+def test_checkpoint_metadata_that_fits_no_encoding_is_refused_in_one_line(tmp_path):
+    torch = pytest.importorskip("torch")
+    from allfours.agents.network import PolicyNet
+    from allfours.agents.network.checkpoint import CheckpointError, load_checkpoint, metadata
+    from allfours_env import OBS_SIZE
+    from allfours_env.observation import V1_SIZE
+    torch.manual_seed(0)
+    old, new = PolicyNet(V1_SIZE, 57, (8,)), PolicyNet(OBS_SIZE, NUM_ACTIONS, (8,))
+    new_ids, old_ids = metadata()["action_ids"], metadata(old.arch())["action_ids"]
+    cases = [
+        (old, {"encoding_version": 3}, r"trained on observation encoding version 3 \(size 951\); this code reads "
+                                       r"version 1 \(951 columns, 57 actions\), version 2 \(997 columns, 63 actions\)"),
+        (old, {"encoding_version": True}, "trained on observation encoding version True"),
+        (old, {"encoding_version": 2}, "says observation encoding version 2 with 951 columns; version 2 has 997"),
+        (new, {"encoding_version": 1}, "says observation encoding version 1 with 997 columns; version 1 has 951"),
+        (old, {"action_ids": new_ids}, r"uses different action ids than this code \(encoding version 1 has ids 0..56"),
+        (new, {"action_ids": old_ids}, r"uses different action ids than this code \(encoding version 2 has ids 0..62"),
+        (old, {"num_actions": 63}, "uses different action ids"),
+        (new, {"arch": {**new.arch(), "num_actions": 57}},
+         "holds a network of 997 observation columns and 57 actions; its encoding version 2 has 997 and 63"),
+        (old, {"arch": {**old.arch(), "obs_size": OBS_SIZE}},
+         "holds a network of 997 observation columns and 57 actions; its encoding version 1 has 951 and 57"),
+    ]
+    for i, (net, changes, msg) in enumerate(cases):
+        path = tmp_path / f"bad{i}.pt"
+        _saved(path, net, **changes)
+        with pytest.raises(CheckpointError, match=msg) as e:
+            load_checkpoint(path)
+        assert "\n" not in str(e.value) and str(e.value).startswith(repr(str(path)))
+        with pytest.raises(ValueError, match=msg):
+            make_agent(str(path))
+    with pytest.raises(CheckpointError, match="a network of 997 observation columns and 57 actions is of no "
+                                              "observation encoding version"):
+        metadata(PolicyNet(OBS_SIZE, 57, (8,)).arch())
+
+
+def test_an_encoding_1_checkpoint_upgraded_plays_as_before():
+    """``upgraded``: a warm start of today's network from a shipped bot, the new weights 0."""
+    torch = pytest.importorskip("torch")
+    from allfours.agents.network import PolicyNet
+    from allfours.agents.network.checkpoint import checkpoints_dir, load_checkpoint, upgraded
+    from allfours_env import OBS_SIZE
+    ck = load_checkpoint(checkpoints_dir() / "seven_up.pt")
+    up = upgraded(ck)
+    assert (up["encoding_version"], up["obs_size"], up["num_actions"], len(up["action_ids"])) == (2, 997, 63, 63)
+    assert up["arch"] == {**ck["arch"], "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS}
+    assert up["upgraded_from"] == {"encoding_version": 1, "obs_size": 951, "num_actions": 57}
+    assert ck["arch"]["obs_size"] == 951  # the loaded checkpoint is left as it was
+    assert upgraded(up) is up
+    old, new = PolicyNet.from_arch(ck["arch"]).eval(), PolicyNet.from_arch(up["arch"]).eval()
+    old.load_state_dict(ck["model"])
+    new.load_state_dict(up["model"])
+    rng = random.Random(4)
+    st = GameState.new("seven_up", seed=4)
+    rows, masks = [], []
+    while not st.done and st.hand_no < 2:
+        rows.append(encode(st, st.current))
+        masks.append(st.legal_mask())
+        st.apply(rng.choice(st.legal_actions()))
+    from allfours_env.observation import masks_batch
+    obs, mask = torch.from_numpy(np.stack(rows)), torch.from_numpy(masks_batch(masks))
+    with torch.inference_mode():
+        (a, va), (b, vb) = old(obs, mask), new(obs, mask)
+        avg_a, avg_b = old.averaged(obs, mask), new.averaged(obs, mask)
+    assert torch.allclose(a, b, atol=1e-4, rtol=0) and torch.allclose(va, vb, atol=1e-4, rtol=0)
+    assert torch.allclose(avg_a, avg_b, atol=1e-4, rtol=0)
+    assert (new.pi.weight[57:] == 0).all() and (new.trunk[0].weight[:, 951:] == 0).all()
 
 
 # ---------------------------------------------------------------------------------- agent errors

@@ -1,9 +1,9 @@
 """The Gymnasium ids (agents/adapters/gym_env.py, agents/adapters/gym_vector.py, allfours/gym_registration.py): the
-single env
-passes Gymnasium's checker on every id and player count, replays on a seed and scores as env() does;
-``make_vec``'s games on the batched engine equal the single env's on the same seeds (deterministic
-opponents) or have the same statistics (random ones); bad arguments are one ValueError each; the sb3
-agent and example work, and (slow) MaskablePPO learns to beat random play."""
+single env passes Gymnasium's checker on every id and player count (the auction's Pitch-v0 and Setback-v0
+too), replays on a seed and scores as env() does; a match is cut at ``max_moves`` (truncated); ``make_vec``'s
+games on the batched engine equal the single env's on the same seeds (deterministic opponents, cuts included)
+or have the same statistics (random ones); bad arguments are one ValueError each; the sb3 agent and example
+work, and (slow) MaskablePPO learns to beat random play."""
 
 from __future__ import annotations
 
@@ -20,13 +20,20 @@ import allfours  # noqa: F401 (registers the ids)
 from allfours.agents.adapters.gym_env import AllFoursGymEnv
 from allfours.agents.adapters.gym_vector import AllFoursVectorEnv
 from allfours.agents.base import Agent
-from allfours_env import OBS_SIZE, GameState, encode
+from allfours.agents.network import PolicyNet
+from allfours.agents.players.neural import NeuralAgent
+from allfours_env import NUM_ACTIONS, OBS_SIZE, GameState, encode
+from allfours_env.observation import OBS_LOW
 from allfours_env.render import RGB_SIZE, render_rgb, render_text
+from allfours_env.rules import AUCTION_MAX_MOVES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sb3_maskable_ppo.py"
+AUCTION_IDS = [("allfours:allfours/Pitch-v0", {"players": 2}), ("allfours:allfours/Pitch-v0", {"players": 3}),
+               ("allfours:allfours/Pitch-v0", {}), ("allfours:allfours/Setback-v0", {})]
 IDS = [("allfours:allfours/SevenUp-v0", {}), ("allfours:allfours/Yorkshire-v0", {}),
        ("allfours:allfours/Traditional-v0", {"players": 2}), ("allfours:allfours/Traditional-v0", {"players": 3}),
-       ("allfours:allfours/Traditional-v0", {"players": 4})]
+       ("allfours:allfours/Traditional-v0", {"players": 4}), *AUCTION_IDS]
+SPACE = gymnasium.spaces.Box(OBS_LOW, 1.0, (OBS_SIZE,), np.float32)
 
 
 def pick(obs: np.ndarray, mask: np.ndarray) -> int:
@@ -41,28 +48,32 @@ def test_check_env_passes(env_id, kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the checker's warnings count as failures
         check_env(e.unwrapped)
-    assert e.observation_space == gymnasium.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
-    assert e.action_space == gymnasium.spaces.Discrete(57)
+    assert e.observation_space == SPACE and e.observation_space.low.min() == -1.0  # (the scores: set back)
+    assert e.action_space == gymnasium.spaces.Discrete(63) and NUM_ACTIONS == 63
 
 
 @pytest.mark.parametrize("env_id,kwargs", IDS)
 def test_the_mask_is_the_learners_legal_actions(env_id, kwargs):
     e = gymnasium.make(env_id, opponent="heuristic", seat="random", **kwargs).unwrapped
     obs, info = e.reset(seed=3)
-    seats = set()
+    seats, ended, bids = set(), 0, 0
     for _ in range(400):
         state = e.state
         assert state.current == e.seat == info["seat"] and not state.done
         seats.add(e.seat)
-        assert np.array_equal(obs, encode(state, e.seat))
+        assert np.array_equal(obs, encode(state, e.seat)) and SPACE.contains(obs)
         assert np.flatnonzero(info["action_mask"]).tolist() == state.legal_actions()
         assert info["action_mask"].dtype == np.int8 and np.array_equal(e.action_masks(), info["action_mask"] == 1)
+        bids += bool(info["action_mask"][57:].any())
         obs, reward, terminated, truncated, info = e.step(pick(obs, info["action_mask"]))
         assert not truncated
         if terminated:
-            assert not info["action_mask"].any() and info["winner"] >= 0
+            assert not info["action_mask"].any() and info["winner"] >= 0 and SPACE.contains(obs)
+            ended += 1
             obs, info = e.reset()
     assert len(seats) > 1  # "random" draws the seat per match
+    assert ended >= 3  # whole matches, the opponents' moves in between
+    assert (bids > 0) == e.rules.auction  # the auction presets' learner bids (ids 57..62), the others' never
 
 
 @pytest.mark.parametrize("seat", [0, "random"])
@@ -112,6 +123,51 @@ def test_rewards_are_the_seats_rewards():
         assert total == info["scores"][1] - info["scores"][0]
 
 
+@pytest.mark.parametrize("env_id,kwargs", AUCTION_IDS)
+def test_the_auction_presets_rewards_are_the_match_rewards(env_id, kwargs):
+    # docs/rules.md section 8: "The rewards of a match: +1 to each player of the winning side; the losing sides
+    # share -1 (-1 each with two sides, -1/2 with three, -1/3 with four)."
+    e = gymnasium.make(env_id, opponent="heuristic", seat="random", **kwargs).unwrapped
+    lose = -1.0 / (e.rules.sides - 1)
+    results = set()
+    for seed in range(4):
+        obs, info = e.reset(seed=seed)
+        rewards = []
+        while True:
+            obs, r, term, trunc, info = e.step(pick(obs, info["action_mask"]))
+            rewards.append(r)
+            assert not trunc
+            if term:
+                break
+        assert info["scores"][info["winner"]] >= e.rules.target  # the winner went out
+        assert rewards[-1] == (1.0 if info["winner"] == e.rules.side(e.seat) else lose)
+        assert set(rewards[:-1]) <= {0.0}
+        results.add(rewards[-1])
+    assert lose in results
+
+
+def test_the_auction_presets_points_rewards_add_up_to_the_score_margin():
+    # docs/rules.md section 6: "`reward="points"`: at each hand's end, each agent gets its side's points minus the
+    # mean of the" other sides'; section 8: a hand result's "`points` hold the set-back as a negative number", so
+    # an episode's rewards add up to the learner's score minus the mean of the others' (from 0 each)
+    for kwargs in ({"players": 3}, {"players": 2}):
+        e = gymnasium.make("allfours/Pitch-v0", opponent="heuristic", reward="points", seat=1, **kwargs).unwrapped
+        negative = False
+        for seed in range(3):
+            obs, info = e.reset(seed=seed)
+            total = 0.0
+            while True:
+                obs, r, term, _, info = e.step(pick(obs, info["action_mask"]))
+                total += r
+                if term:
+                    break
+            scores = info["scores"]
+            others = [x for side, x in enumerate(scores) if side != 1]
+            assert total == pytest.approx(scores[1] - sum(others) / len(others))
+            negative |= any(p < 0 for h in e.state.hand_results for p in h["points"])
+        assert negative  # a set-back was among them
+
+
 def test_an_illegal_action_loses_the_episode():
     e = gymnasium.make("allfours/SevenUp-v0").unwrapped
     obs, info = e.reset(seed=0)
@@ -120,6 +176,117 @@ def test_an_illegal_action_loses_the_episode():
     assert (r, term, info["illegal_action"]) == (-1.0, True, True)
     with pytest.raises(RuntimeError, match="reset"):
         e.step(0)
+
+
+class Counting(Agent):
+    """The heuristic's moves, counted: the moves the other seats made."""
+
+    def __init__(self):
+        super().__init__()
+        from allfours.agents.players.heuristic import HeuristicAgent
+        self.inner, self.moves = HeuristicAgent(), 0
+
+    def act(self, state, seat):
+        self.moves += 1
+        return self.inner.act(state, seat)
+
+
+@pytest.mark.parametrize("env_id,kwargs", [*AUCTION_IDS, ("allfours/SevenUp-v0", {}),
+                                           ("allfours/Traditional-v0", {"players": 3})])
+def test_a_match_is_cut_at_max_moves(env_id, kwargs):
+    # as env()'s max_moves: a match is cut after that many moves, every seat's; the episode is truncated, not
+    # terminated, with nothing for the undecided match; the next reset() plays the seed's next match
+    auction = "Pitch" in env_id or "Setback" in env_id
+    assert gymnasium.make(env_id, **kwargs).unwrapped.max_moves == (AUCTION_MAX_MOVES if auction else None)
+    counter = Counting()
+    e = gymnasium.make(env_id, opponent=counter, seat="random", max_moves=40, **kwargs).unwrapped
+    cut = ended = 0
+    for episode in range(12):
+        counter.moves, steps, rewards = 0, 0, []
+        obs, info = e.reset(seed=5) if episode == 0 else e.reset()
+        assert e.match == episode  # (no match here is cut or won before the learner's first move)
+        while True:
+            obs, r, term, trunc, info = e.step(pick(obs, info["action_mask"]))
+            steps += 1
+            rewards.append(r)
+            assert SPACE.contains(obs) and not (term and trunc)
+            if term or trunc:
+                break
+        assert steps + counter.moves == e.moves <= 40
+        if trunc:
+            cut += 1
+            assert e.moves == 40 and not e.state.done and info["winner"] == -1 and rewards == [0.0] * steps
+            assert info["scores"] == list(e.state.scores) and max(info["scores"]) < e.rules.target
+            assert not info["action_mask"].any() and not e.action_masks().any()
+            with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+                e.step(0)
+        else:
+            ended += 1
+            assert e.state.done and info["winner"] >= 0
+    assert cut >= 6  # most matches last more than 40 moves
+
+
+def test_a_cut_step_still_pays_the_hand_it_ended():
+    # Two-player Pitch: a hand is two calls and twelve cards, so a cut at 14 moves falls on the first hand's last
+    # card: that step pays the hand (reward="points"), as env()'s step does, and only the match goes unpaid
+    e = gymnasium.make("allfours/Pitch-v0", players=2, opponent="heuristic", reward="points", max_moves=14).unwrapped
+    paid = 0
+    for seed in range(4):
+        obs, info = e.reset(seed=seed)
+        total = 0.0
+        while True:
+            obs, r, term, trunc, info = e.step(pick(obs, info["action_mask"]))
+            total += r
+            if term or trunc:
+                break
+        assert trunc and not term and e.state.hand_no == 1 and e.moves == 14
+        points = e.state.hand_results[0]["points"]
+        assert r == total == points[e.seat] - points[1 - e.seat] == info["scores"][e.seat] - info["scores"][1 - e.seat]
+        paid += r != 0
+    assert paid
+
+
+@pytest.mark.parametrize("max_moves", [0, -3, 1.5, "40", True, [40]])
+def test_a_bad_max_moves_is_one_value_error(max_moves):
+    want = r"^max_moves must be None or an int of at least 1, got "
+    for make in (lambda: gymnasium.make("allfours/Pitch-v0", max_moves=max_moves),
+                 lambda: gymnasium.make("allfours/SevenUp-v0", max_moves=max_moves),
+                 lambda: gymnasium.make_vec("allfours/Setback-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                                            opponent="random", max_moves=max_moves)):
+        with pytest.raises(ValueError, match=want) as err:
+            make()
+        assert "\n" not in str(err.value)
+
+
+def test_the_auction_ids_are_registered_and_play_with_the_default_heuristic():
+    for env_id, preset, players in (("allfours:allfours/Pitch-v0", "pitch", 4), ("allfours/Setback-v0", "setback", 4)):
+        spec = gymnasium.spec(env_id.removeprefix("allfours:"))
+        assert spec.kwargs == {"preset": preset} and spec.entry_point.endswith("gym_env:AllFoursGymEnv")
+        assert spec.vector_entry_point.endswith("gym_vector:AllFoursVectorEnv")
+        e = gymnasium.make(env_id)  # the checker's wrappers on; opponent "heuristic"
+        assert e.unwrapped.opponent.name == "heuristic" and e.unwrapped.rules.players == players
+        obs, info = e.reset(seed=0)
+        assert (info["action_mask"][57:] == 1).any()  # the learner (seat 0) is in the auction
+        while True:
+            obs, r, term, trunc, info = e.step(pick(obs, info["action_mask"]))
+            if term or trunc:
+                break
+        assert term and info["winner"] >= 0
+    # four players each for themselves (Pitch's default) have no partner; in partnerships they have
+    with pytest.raises(ValueError, match="^partner applies to a four-player partnership game; pitch here has 4 "
+                                         "players each for themselves$"):
+        gymnasium.make("allfours/Pitch-v0", partner="random")
+    e = gymnasium.make("allfours/Pitch-v0", partnerships=True, partner=Recorder(), opponent="heuristic", seat=1)
+    obs, info = e.reset(seed=0)
+    for _ in range(30):
+        obs, r, term, trunc, info = e.step(pick(obs, info["action_mask"]))
+        if term or trunc:
+            obs, info = e.reset()
+    assert e.unwrapped.partner.seats == {3}
+    # make_vec one single env per game (the heuristic has no batched form in the auction presets yet)
+    envs = gymnasium.make_vec("allfours:allfours/Pitch-v0", num_envs=2, vectorization_mode="sync", players=3)
+    obs, info = envs.reset(seed=0)
+    assert obs.shape == (2, OBS_SIZE) and info["action_mask"].shape == (2, 63)
 
 
 BAD_SEEDS = ["a", 1.5, -1, 2**64, 2**70, True]
@@ -237,7 +404,21 @@ def test_make_vec_refuses_an_opponent_without_a_batched_form():
     envs = gymnasium.make_vec("allfours/SevenUp-v0", num_envs=2, vectorization_mode="sync",
                               opponent="search:worlds=2")  # the documented way: one single env per game
     obs, info = envs.reset(seed=0)
-    assert obs.shape == (2, OBS_SIZE) and info["action_mask"].shape == (2, 57)
+    assert obs.shape == (2, OBS_SIZE) and info["action_mask"].shape == (2, 63)
+
+
+def net_agent(seed: int = 0) -> NeuralAgent:
+    """A deterministic opponent with a batched form in every preset, the auction's too: a greedy untrained network
+    (its policy head scaled up, so that no two legal actions are near a tie)."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(seed)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(32,))
+    with torch.no_grad():
+        net.pi.weight.mul_(300.0)
+    return NeuralAgent(net, symmetrize=False)
+
+
+NET = net_agent()
 
 
 def play_vector(env_id, kwargs, n, steps, seed):
@@ -247,19 +428,23 @@ def play_vector(env_id, kwargs, n, steps, seed):
     obs, info = envs.reset(seed=seed)
     rec = [[] for _ in range(n)]
     for _ in range(steps):
-        assert obs.shape == (n, OBS_SIZE) and info["action_mask"].shape == (n, 57)
+        assert obs.shape == (n, OBS_SIZE) and info["action_mask"].shape == (n, 63)
+        assert all(SPACE.contains(o) for o in obs) and info["action_mask"].any(1).all()
         acts = np.array([pick(obs[i], info["action_mask"][i]) for i in range(n)])
         for i in range(n):
             rec[i].append((obs[i].tobytes(), info["action_mask"][i].tobytes(), int(info["seat"][i])))
         obs, rewards, terminated, truncated, info = envs.step(acts)
-        assert not truncated.any()
-        if terminated.any():
-            assert np.array_equal(info["_final_info"], terminated)
+        assert not (terminated & truncated).any()
+        if "max_moves" not in kwargs and "Pitch" not in env_id and "Setback" not in env_id:
+            assert not truncated.any()
+        if terminated.any() or truncated.any():
+            assert np.array_equal(info["_final_info"], terminated | truncated)
             if kwargs.get("episode") != "hand":  # (a one-hand episode has no match winner)
                 assert (info["final_info"]["winner"][terminated] >= 0).all()
-            assert (info["final_info"]["scores"][terminated].sum(1) > 0).all()
+            assert (info["final_info"]["winner"][truncated] == -1).all()  # a cut match is undecided
+            assert (np.abs(info["final_info"]["scores"][terminated]).sum(1) > 0).all()
         for i in range(n):
-            rec[i].append((float(rewards[i]), bool(terminated[i])))
+            rec[i].append((float(rewards[i]), bool(terminated[i]), bool(truncated[i])))
     return rec
 
 
@@ -269,9 +454,9 @@ def play_single(env_id, kwargs, seed, steps):
     rec = []
     for _ in range(steps):
         rec.append((obs.tobytes(), info["action_mask"].tobytes(), info["seat"]))
-        obs, r, term, _, info = e.step(pick(obs, info["action_mask"]))
-        rec.append((float(r), bool(term)))
-        if term:
+        obs, r, term, trunc, info = e.step(pick(obs, info["action_mask"]))
+        rec.append((float(np.float32(r)), bool(term), bool(trunc)))  # (the vector env's rewards are float32)
+        if term or trunc:
             obs, info = e.reset()
     return rec
 
@@ -281,14 +466,30 @@ def play_single(env_id, kwargs, seed, steps):
     ("allfours/Yorkshire-v0", {"seat": 1}),
     ("allfours/Traditional-v0", {"players": 3, "seat": "random", "reward": "points"}),
     ("allfours/Traditional-v0", {"players": 4, "seat": 2, "episode": "hand"}),
-])
+    ("allfours/SevenUp-v0", {"seat": "random", "max_moves": 30}),
+    ("allfours/Pitch-v0", {"players": 2, "seat": "random", "opponent": NET, "max_moves": 40}),
+    ("allfours/Pitch-v0", {"players": 3, "seat": "random", "opponent": NET, "max_moves": 60}),
+    ("allfours/Pitch-v0", {"seat": "random", "opponent": NET, "max_moves": 300}),
+    ("allfours/Pitch-v0", {"players": 2, "opponent": NET, "reward": "points", "max_moves": 14}),
+    ("allfours/Setback-v0", {"seat": 1, "opponent": NET, "max_moves": 200}),
+], ids=["seven_up", "yorkshire", "traditional3-points", "traditional4-hand", "seven_up-cut", "pitch2-cut", "pitch3-cut",
+        "pitch4-cut", "pitch2-points-cut", "setback-cut"])
 def test_make_vec_plays_the_single_envs_games(env_id, kwargs):
+    # The auction presets against a network (the heuristic has no batched form there yet), which overbids and is
+    # set back again and again: their matches are cut, and some end (pitch4, setback)
     n, steps, seed = 4, 160, 40
     rec = play_vector(env_id, kwargs, n, steps, seed)
+    ends = []
     for i in range(n):
         single = play_single(env_id, kwargs, seed + i, steps)
         assert rec[i] == single, i
-        assert sum(term for r, term in single[1::2]) >= 2  # several episodes, autoreset included
+        ends += single[1::2]
+        assert sum(term or trunc for r, term, trunc in single[1::2]) >= 1
+    assert sum(term or trunc for r, term, trunc in ends) >= 2 * n  # several episodes, autoreset included
+    if "max_moves" in kwargs:  # cut matches among them, at the same step as the single env's
+        assert any(trunc for r, term, trunc in ends)
+        if kwargs["max_moves"] > 100:
+            assert any(term for r, term, trunc in ends)
 
 
 @pytest.mark.slow
@@ -299,6 +500,19 @@ def test_make_vec_with_a_network_opponent_plays_the_single_envs_games():
         assert rec[i] == play_single("allfours/SevenUp-v0", kwargs, 7 + i, 40), i
 
 
+@pytest.mark.parametrize("env_id,kwargs", AUCTION_IDS)
+def test_make_vec_plays_the_auction_presets_against_random_play(env_id, kwargs):
+    # whole matches on the batched engine, the masks legal (an illegal action would raise), the observations in the
+    # space (play_vector checks both); the learner's rewards are the match's, as the single env's
+    n, steps = 8, 200
+    rec = play_vector(env_id, {"opponent": "random", "seat": "random", **kwargs}, n, steps, 9)
+    sides = gymnasium.make(env_id, **kwargs).unwrapped.rules.sides
+    ends = [x for game in rec for x in game[1::2]]
+    assert {r for r, term, trunc in ends if term} <= {1.0, float(np.float32(-1.0 / (sides - 1)))}
+    assert {r for r, term, trunc in ends if not term} == {0.0}
+    assert sum(term for r, term, trunc in ends) >= n // 2  # (random bidders are set back often: long matches)
+
+
 def test_make_vec_with_random_opponents_has_the_single_envs_statistics():
     kwargs = {"opponent": "random", "seat": "random"}
     n, steps = 256, 60
@@ -306,8 +520,8 @@ def test_make_vec_with_random_opponents_has_the_single_envs_statistics():
     single = [play_single("allfours/SevenUp-v0", kwargs, 5000 + i, steps) for i in range(n)]
 
     def stats(games):
-        wins = [r > 0 for g in games for r, term in g[1::2] if term]
-        firsts = [g[1::2].index(next(x for x in g[1::2] if x[1])) + 1 for g in games if any(t for _, t in g[1::2])]
+        wins = [r > 0 for g in games for r, term, _ in g[1::2] if term]
+        firsts = [g[1::2].index(next(x for x in g[1::2] if x[1])) + 1 for g in games if any(x[1] for x in g[1::2])]
         return np.mean(wins), len(wins), np.mean(firsts), np.std(firsts)
 
     (w1, n1, l1, s1), (w2, n2, l2, s2) = stats(rec), stats(single)
@@ -359,7 +573,7 @@ def test_sb3_make_vec_env_with_its_defaults_steps_with_masks_and_renders():
     ended = 0
     for step in range(60):
         masks = get_action_masks(vec)
-        assert masks.shape == (2, 57) and masks.dtype == bool
+        assert masks.shape == (2, 63) and masks.dtype == bool
         for i, t in enumerate(twins):
             assert np.flatnonzero(masks[i]).tolist() == t.state.legal_actions()
         actions = np.array([np.flatnonzero(m)[-1] for m in masks])

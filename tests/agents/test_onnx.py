@@ -1,4 +1,6 @@
-"""ONNX export: onnxruntime against PyTorch on the model card's golden vectors."""
+"""ONNX export: onnxruntime against PyTorch on the model card's golden vectors. One contract for every
+network (observation [batch, 997], mask and outputs [batch, 63]): today's, and one of encoding 1 (951
+columns, 57 actions, as the shipped bots) inside it."""
 
 from __future__ import annotations
 
@@ -13,18 +15,18 @@ torch = pytest.importorskip("torch")
 
 from allfours.cli import main as cli  # noqa: E402
 from allfours_env import OBS_SIZE, encode, make_rules  # noqa: E402
+from allfours_env.cards import ALL_FOURS_ACTIONS, NUM_ACTIONS  # noqa: E402
+from allfours_env.observation import V1_SIZE  # noqa: E402
 from allfours_env.replay import state_from_request  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory):
+def _export(d, obs_size: int, num_actions: int, canonical: bool = False):
     from allfours.agents.network import PolicyNet
     from allfours.agents.network.checkpoint import atomic_save, metadata
     torch.manual_seed(1)
-    net = PolicyNet(OBS_SIZE, 57, (64, 32))
-    d = tmp_path_factory.mktemp("onnx")
+    net = PolicyNet(obs_size, num_actions, (64, 32), canonical=canonical)
     ck = d / "trad.pt"
-    atomic_save({**metadata(), "arch": net.arch(), "model": net.state_dict(), "preset": "traditional",
+    atomic_save({**metadata(net.arch()), "arch": net.arch(), "model": net.state_dict(), "preset": "traditional",
                  "rules": make_rules("traditional", players=2).to_dict(), "progress": {"steps": 123}}, ck)
     out = d / "bot.onnx"
     assert cli(["export", str(ck), "-o", str(out), "--vectors", "12", "--seed", "3"]) == 0
@@ -32,12 +34,29 @@ def exported(tmp_path_factory):
     return ck, out, card
 
 
+@pytest.fixture(scope="module", params=["new", "old"])
+def exported(request, tmp_path_factory):
+    """A network of today's encoding, and one of encoding 1 (suit-canonical, as the shipped bots)."""
+    d = tmp_path_factory.mktemp("onnx")
+    if request.param == "new":
+        return _export(d, OBS_SIZE, NUM_ACTIONS)
+    return _export(d, V1_SIZE, ALL_FOURS_ACTIONS, canonical=True)
+
+
 def test_card_describes_the_policy(exported):
     ck, out, card = exported
-    assert card["format"] == "allfours-onnx-policy" and card["encoding_version"] == 1
-    assert card["obs_size"] == OBS_SIZE and card["num_actions"] == 57
-    assert card["action_ids"][:2] == ["2C", "3C"] and card["action_ids"][51:] == ["AS", "STAND", "BEG", "GIVE_ONE",
-                                                                                   "RUN_PACK", "THROW_IN"]
+    assert card["format"] == "allfours-onnx-policy" and card["encoding_version"] == 2
+    assert card["obs_size"] == OBS_SIZE == 997 and card["num_actions"] == NUM_ACTIONS == 63
+    assert card["inputs"]["observation"]["shape"] == ["batch", 997]
+    assert card["inputs"]["action_mask"]["shape"] == card["outputs"]["logits"]["shape"] == ["batch", 63]
+    assert card["action_ids"][:2] == ["2C", "3C"] and card["action_ids"][51:] == [
+        "AS", "STAND", "BEG", "GIVE_ONE", "RUN_PACK", "THROW_IN", "PASS", "BID_1", "BID_2", "BID_3", "BID_4", "SMUDGE"]
+    network = card["network"]
+    if card["architecture"]["obs_size"] == V1_SIZE:  # the network inside the contract says what it reads
+        assert (network["encoding_version"], network["obs_size"], network["num_actions"]) == (1, 951, 57)
+        assert "first 951 columns" in network["reads"] and "57..62 get probability 0" in network["reads"]
+    else:
+        assert (network["encoding_version"], network["obs_size"], network["num_actions"]) == (2, 997, 63)
     assert card["preset"] == "traditional" and card["rules"]["players"] == 2
     assert card["training"]["steps"] == 123 and card["views"]["hand"] == [0, [52]]
     assert card["symmetrized"] is True  # the graph averages over the suit relabellings, as the agent plays
@@ -57,7 +76,10 @@ def test_onnxruntime_matches_pytorch_on_golden_vectors(exported):
     mask = np.array([g["action_mask"] for g in card["golden"]], np.float32)
     want = np.array([g["probabilities"] for g in card["golden"]], np.float32)
     assert [o.name for o in sess.get_outputs()] == ["probabilities", "logits", "action"]
+    assert obs.shape[1] == 997 and mask.shape[1] == 63
+    assert [i.shape[1] for i in sess.get_inputs()] == [997, 63]
     probs, logits, action = sess.run(None, {"observation": obs, "action_mask": mask})
+    assert probs.shape == logits.shape == (len(obs), 63)
     assert np.abs(probs - want).max() < 1e-5
     assert action.tolist() == [g["action"] for g in card["golden"]]
     assert np.all(probs[mask == 0] == 0) and np.allclose(probs.sum(1), 1, atol=1e-5)
@@ -95,3 +117,34 @@ def test_golden_probabilities_are_the_agents_averaged_policy(exported):
         assert np.allclose(g["probabilities"], want.numpy(), atol=1e-6)
         differs += not np.allclose(g["probabilities"], plain.numpy(), atol=1e-4)
     assert differs > 0
+
+
+def test_an_encoding_1_network_plays_the_same_moves_exported(tmp_path):
+    """A network of encoding 1 exported, on today's observations and masks, gives the torch network's
+    moves and probabilities on their encoding-1 prefix, and probability 0 to actions 57..62."""
+    from allfours.agents.players.neural import load_agent
+    from allfours_env import GameState
+    ck, out, _card = _export(tmp_path, V1_SIZE, ALL_FOURS_ACTIONS, canonical=True)
+    agent = load_agent(ck)
+    net = agent.net
+    assert (net.obs_size, net.num_actions) == (V1_SIZE, ALL_FOURS_ACTIONS)
+    rng = np.random.default_rng(5)
+    states = []
+    for seed in range(6):
+        s = GameState.new("traditional", seed=seed, players=2)
+        while not s.done and s.hand_no == 0:
+            if len(s.legal_actions()) > 1:
+                states.append(s.clone())
+            s.apply(int(rng.choice(s.legal_actions())))
+    obs = np.stack([encode(s, s.current) for s in states])
+    mask = np.zeros((len(states), NUM_ACTIONS), np.float32)
+    for i, s in enumerate(states):
+        mask[i, s.legal_actions()] = 1
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    probs, logits, action = sess.run(None, {"observation": obs, "action_mask": mask})
+    with torch.inference_mode():
+        old_obs, old_mask = torch.from_numpy(obs[:, :V1_SIZE].copy()), torch.from_numpy(mask[:, :57] > 0.5)
+        want = torch.softmax(net.averaged(old_obs, old_mask), -1).numpy()  # the network on encoding 1's columns
+    assert np.abs(probs[:, :57] - want).max() < 1e-5
+    assert (probs[:, 57:] == 0).all() and (logits[:, 57:] == -1e9).all()
+    assert action.tolist() == [agent.act(s, s.current) for s in states]

@@ -40,8 +40,8 @@ BAD = {
                                          "not a training run folder (no config.yaml)"),
         (["--resume", "{tmp}/nothing"], "argument --resume: '{tmp}/nothing' does not exist"),
         (["--bogus"], "unrecognized arguments: --bogus"),
-        (["preset=nope"], "argument preset=nope: unknown preset 'nope': choose one of mini2, mini3, mini3x3, seven_up, "
-                          "traditional"),
+        (["preset=nope"], "argument preset=nope: unknown preset 'nope': choose one of mini2, mini3, mini3x3, pitch, "
+                          "setback, seven_up, traditional"),
         (["--config", "smoke", "rules.throw_in=maybe"], "override 'rules.throw_in=maybe': option throw_in must be true "
                                                         "or false, got 'maybe'"),
         (["--config", "smoke", "rules.trget=7"], "override 'rules.trget=7': unknown option 'trget': valid options "

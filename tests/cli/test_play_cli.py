@@ -42,6 +42,15 @@ def test_a_person_plays_a_whole_match_with_scripted_input(preset, extra):
     assert how in out.split("\n--- hand 1")[0]  # the newcomer is told how trump is chosen
 
 
+def test_the_bot_of_an_auction_game_is_its_shipped_bot_where_there_is_one():
+    from allfours.cli.play import default_bot
+    from allfours_env.rules import make_rules
+    assert default_bot(make_rules("pitch", players=2)) == "bot:pitch"
+    assert default_bot(make_rules("setback")) == "bot:setback"
+    assert default_bot(make_rules("pitch")) == default_bot(make_rules("pitch", players=3)) == "search"
+    assert default_bot(make_rules("yorkshire")) == "bot:yorkshire"
+
+
 @pytest.mark.parametrize("preset, extra", [("pitch", ["--players", "2"]), ("setback", [])])
 @pytest.mark.subprocess
 def test_a_person_plays_an_auction_preset(preset, extra):

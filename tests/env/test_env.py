@@ -75,7 +75,7 @@ def test_spaces_are_identity_stable_and_shaped():
     for a in e.possible_agents:
         assert e.action_space(a) is e.action_space(a)
         assert e.observation_space(a) is e.observation_space(a)
-        assert e.action_space(a).n == 57
+        assert e.action_space(a).n == 63  # every preset's ids, the auction's 57 to 62 included
         assert e.observation_space(a)["observation"].shape == (OBS_SIZE,)
     e.reset(seed=1)
     obs = e.observe("player_0")

@@ -10,7 +10,7 @@ import pytest
 
 from allfours_env import ENCODING_VERSION, OBS_SIZE, GameState, encode, seat_view, views
 from allfours_env.cards import SUITS, codes
-from allfours_env.observation import VIEWS
+from allfours_env.observation import V1_SIZE, VIEWS
 
 CASES = [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
          ("seven_up", {})]
@@ -31,12 +31,26 @@ def random_states(preset, options, seed, count=60):
 
 
 def test_layout_is_contiguous_and_versioned():
-    assert ENCODING_VERSION == 1
+    assert ENCODING_VERSION == 2
     pos = 0
     for _name, (start, shape) in VIEWS.items():
         assert start == pos
         pos += int(np.prod(shape))
-    assert pos == OBS_SIZE
+    assert pos == OBS_SIZE == 997
+
+
+def test_version_2_keeps_version_1_as_its_first_columns():
+    """docs/rules.md section 6: "Version 2 appended the auction's views ... to version 1's 951 columns, which it
+    keeps as they were: they are all 0 in All Fours' presets". Version 1's views, in its order, fill the first 951
+    columns, and every All Fours observation is 0 after them."""
+    v1 = ["hand", "dealt", "played", "won", "trick", "turnups", "turnup", "unseen", "trump", "led", "phase",
+          "decisions", "dealer", "eldest", "out", "voids", "hidden", "players", "preset", "flags", "scores",
+          "hand_points", "hand_sizes", "runs", "tricks", "target"]
+    assert list(VIEWS)[:len(v1)] == v1 and V1_SIZE == 951 == VIEWS["bid_phase"][0]
+    for preset, options in CASES:
+        for state in random_states(preset, options, seed=5, count=30):
+            o = encode(state, state.current_player if state.current_player >= 0 else 0)
+            assert not o[V1_SIZE:].any() and (o >= 0).all()
 
 
 @pytest.mark.parametrize("preset,options", CASES)

@@ -18,7 +18,8 @@ from open_spiel.python.bots import uniform_random  # noqa: E402
 
 from allfours.agents.players.ismcts import ISMCTSBot  # noqa: E402
 from allfours_env import GameState, encode, make_rules, seat_view  # noqa: E402
-from allfours_env.cards import NUM_CARDS, RUN_PACK, card_code, mask_to_list  # noqa: E402
+from allfours_env.cards import NUM_ACTIONS, NUM_CARDS, RUN_PACK, card_code, mask_to_list  # noqa: E402
+from allfours_env.observation import OBS_SIZE  # noqa: E402
 from allfours_env.openspiel import (  # noqa: E402
     GAME_NAME,
     dealer_probabilities,
@@ -51,7 +52,9 @@ def random_play(state, rng: random.Random, visit=None):
 
 def test_load_game_and_parameters():
     game = load("seven_up")
-    assert game.num_players() == 2 and game.num_distinct_actions() == 57 and game.max_chance_outcomes() == 52
+    # 63 actions for every preset: All Fours' ids 0..56 and the auction's 57..62 (tests/env/test_openspiel_auction.py)
+    assert game.num_players() == 2 and game.num_distinct_actions() == NUM_ACTIONS == 63
+    assert game.max_chance_outcomes() == 52
     assert game.get_parameters() == {"preset": "seven_up", "players": 2, "target": 7, "episode": "match",
                                      "reward": "match", "must_follow_suit": False, "throw_in": 0,
                                      "low_cut_deals": False}
@@ -144,7 +147,7 @@ def test_tensors_and_strings_are_the_encoders(preset, players):
 
     random_play(game.new_initial_state(), random.Random(1), check)
     assert seen["decision"] > 10
-    assert game.information_state_tensor_shape() == [951] == game.observation_tensor_shape()
+    assert game.information_state_tensor_shape() == [OBS_SIZE] == game.observation_tensor_shape() == [997]
 
 
 def _engine_run(rules, seed: int, rng: random.Random):

@@ -301,16 +301,72 @@ def test_the_option_defaults_and_text():
     assert make_rules("pitch", min_bid=1).to_dict()["min_bid"] == 1
 
 
-def test_the_envs_refuse_the_auction_presets_in_one_line():
-    """docs/rules.md section 8: the PettingZoo and Gymnasium envs, `VectorEnv`, the observation and the agents do not
-    take them yet, and each says so in one line (`ValueError`)."""
-    from allfours.agents.adapters.gym_env import AllFoursGymEnv
+@pytest.mark.parametrize("preset, options", [("pitch", {"players": 2}), ("pitch", {"players": 3}), ("pitch", {}),
+                                             ("pitch", {"partnerships": True}), ("setback", {"smudge": True})])
+def test_the_pettingzoo_env_plays_the_auction_presets(preset, options):
+    """docs/rules.md section 8 through `env()`: "Each player in turn either passes (`PASS`) or bids more than the
+    highest bid so far" (the mask holds the calls, ids 57 to 62, in the auction and cards after it), and "The
+    rewards of a match: +1 to each player of the winning side; the losing sides share -1". PettingZoo's api_test
+    passes, and matches played by the heuristic end with the engine's rewards."""
+    from pettingzoo.test import api_test
+
+    from allfours.agents import make_agent
+    api_test(env(preset, max_moves=400, **options), num_cycles=1500)
+    e = env(preset, **options)
+    rules = make_rules(preset, **options)
+    bot = make_agent("heuristic", preset=preset, players=rules.players)
+    for seed in range(3):
+        e.reset(seed=seed)
+        total = {a: 0.0 for a in e.possible_agents}
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, _ = e.last()
+            total[agent] += reward
+            if term or trunc:
+                e.step(None)
+                continue
+            game = e.unwrapped.game
+            ids = {int(a) for a in obs["action_mask"].nonzero()[0]}
+            assert ids == set(game.legal_actions())
+            assert (ids <= set(range(57, 63))) == (game.phase == BID)
+            e.step(bot.act(game, game.current))
+        game = e.unwrapped.game
+        assert game.done and list(total.values()) == game.match_rewards()
+
+
+def test_the_move_cap_truncates_a_match_in_every_env():
+    """docs/rules.md section 6: `max_moves` truncates a match (every agent's truncation, no reward); the auction
+    presets' default is `AUCTION_MAX_MOVES`, All Fours' none; a bad value is one ValueError."""
+    import numpy as np
+
+    from allfours_env.rules import AUCTION_MAX_MOVES
     from allfours_env.vector import VectorEnv
-    for make in (lambda: env("pitch"), lambda: VectorEnv("setback", 2), lambda: AllFoursGymEnv("pitch")):
-        with pytest.raises(ValueError, match="engine \\(GameState\\), allfours eval, play, bot and serve only so far"
-                           ) as e:
-            make()
-        assert "\n" not in str(e.value)
+    assert env("pitch").unwrapped.max_moves == AUCTION_MAX_MOVES and env("yorkshire").unwrapped.max_moves is None
+    e = env("pitch", players=3, max_moves=10)
+    e.reset(seed=4)
+    moves = 0
+    for _agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        if term or trunc:
+            assert trunc and not term and reward == 0 and not obs["action_mask"].any()
+            e.step(None)
+            continue
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        moves += 1
+    assert moves == 10 and not e.unwrapped.game.done
+    vec = VectorEnv("setback", 3, max_moves=10)
+    _, mask, _ = vec.reset(seed=1)
+    rng = np.random.default_rng(0)
+    hold = np.array([False, True, False])
+    for step in range(10):
+        _, mask, _, rewards, terminated, info = vec.step(vec.random_actions(rng), hold=hold if step == 0 else None)
+        assert not terminated.any()
+        assert info["truncated"].tolist() == ([True, False, True] if step == 9 else [False] * 3)
+    assert not rewards.any() and (vec.scores[[0, 2]] == 0).all()  # cut: a new match, no reward
+    for bad in (0, -3, True, 2.5, "10"):
+        for make in (lambda b=bad: env("pitch", max_moves=b), lambda b=bad: VectorEnv("pitch", 2, max_moves=b)):
+            with pytest.raises(ValueError, match="max_moves must be None or an int of at least 1") as err:
+                make()
+            assert "\n" not in str(err.value)
 
 
 def test_a_seats_view_holds_the_calls_of_the_deal_and_the_contract():
@@ -328,3 +384,13 @@ def test_a_seats_view_holds_the_calls_of_the_deal_and_the_contract():
     view = seat_view(s, 0)["auction"]
     assert len(view["calls"]) == 4 and (view["bidder"], view["bid"]) == ((d + 3) % 4, 3)
     assert "auction" not in seat_view(GameState.new("seven_up", seed=0), 0)
+
+
+def test_the_table_text_shows_the_high_bid_and_its_holder():
+    """docs/rules.md section 8: "The highest bidder, the pitcher, leads to the first trick": `env(render_mode="ansi")`
+    shows the high bid and who holds it (the contract, once the auction is over)."""
+    from allfours_env.render import render_text
+    s = new(STRONG)
+    assert "phase bid   no bid yet" in render_text(s, 0)
+    play(s, "BID_3", "PASS")
+    assert "phase play   bid 3 by player_0" in render_text(s, 0)

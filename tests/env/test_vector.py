@@ -285,7 +285,9 @@ def test_bad_actions():
         vec.step(legal[:2])
     with pytest.raises(ValueError, match="must be integers"):
         vec.step(np.array(legal, float))
-    with pytest.raises(ValueError, match=r"0\.\.56: game\(s\) \[1\] got \[57\]"):
+    with pytest.raises(ValueError, match=r"0\.\.62: game\(s\) \[1\] got \[63\]"):
+        vec.step([legal[0], 63, legal[2]])
+    with pytest.raises(IllegalActionError, match="game 1: PASS for player"):  # an auction's id, in All Fours
         vec.step([legal[0], 57, legal[2]])
     wrong = int(np.flatnonzero(~mask[2][:52])[0])
     with pytest.raises(IllegalActionError, match=f"1 game.*game 2: {card_code(wrong)} for player {seat[2]}"):

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from allfours_env.cards import SUITS
+from allfours_env.observation import OBS_LOW, OBS_SIZE, V1_SIZE, encode, views
 from allfours_env.rules import make_rules
 from allfours_env.vector.deal import twin_state
+from allfours_env.vector.encode import Encoder
 from allfours_env.vector.games import Games
 
 CONFIGS = [
@@ -40,7 +42,8 @@ def results(g: Games, i: int) -> list[dict]:
 @pytest.mark.parametrize("preset, options", CONFIGS)
 def test_the_batched_auction_plays_as_gamestate(preset, options):
     """1,000 hands a configuration (docs/rules.md section 8, every rule of it): the same legal actions, scores,
-    hand results and match winners as ``GameState``, from the same deals."""
+    hand results and match winners as ``GameState``, from the same deals; and every seat's observation equal to
+    ``observation.encode``'s (the batched encoder is the twin of the scalar one)."""
     rules = make_rules(preset, **options)
     num = 32
     g = Games(rules, num)
@@ -50,8 +53,13 @@ def test_the_batched_auction_plays_as_gamestate(preset, options):
     g.new_matches(np.arange(num))
     refs = [twin_state(rules, int(seeds[i]), 0) for i in range(num)]
     rng = np.random.default_rng(0)
+    encoder, obs = Encoder(g), np.empty((num, OBS_SIZE), np.float32)
     hands = matches = 0
     while hands < 1000:
+        for seat in range(rules.players):
+            encoder(np.full(num, seat), obs)
+            for i, s in enumerate(refs):
+                assert np.array_equal(obs[i], encode(s, seat)), (i, seat, s)
         legal = g.legal_bits()
         acts = np.zeros(num, np.int64)
         for i, s in enumerate(refs):
@@ -76,3 +84,70 @@ def test_the_batched_auction_plays_as_gamestate(preset, options):
             else:
                 assert (int(g.dealer[i]), int(g.current[i]), int(g.phase[i])) == (s.dealer, s.current, s.phase)
     assert matches > 0
+
+
+@pytest.mark.parametrize("preset, options", CONFIGS)
+def test_the_auction_views_follow_the_calls(preset, options):
+    """docs/rules.md section 8: "Each player in turn either passes (`PASS`) or bids more than the highest bid so far"
+    and "The highest bidder, the pitcher, leads to the first trick": each seat's call, the high bid and its holder are
+    in every seat's observation (relative seats), the bid phase is flagged, and scores set back below 0 stay in
+    [-1, 1]. All Fours' presets leave the auction's columns at 0."""
+    rules = make_rules(preset, **options)
+    rng = np.random.default_rng(3)
+    n = rules.players
+    for seed in range(6):
+        s = twin_state(rules, seed, 0)
+        for _ in range(400):
+            if s.done:
+                break
+            for seat in range(n):
+                o = encode(s, seat)
+                assert (o >= OBS_LOW).all() and (o <= 1).all()
+                v = views(o)
+                assert v["bid_phase"][0] == (s.phase == 4)
+                for r in range(n):
+                    call = s.calls[(seat + r) % n]
+                    assert v["calls"][r].tolist() == [float(call == a) for a in range(57, 63)]
+                assert v["bidder"].tolist() == [float(s.bidder >= 0 and (s.bidder - seat) % n == r) for r in range(4)]
+                assert v["bid"].tolist() == [float(s.bidder >= 0 and s.bid == k) for k in range(1, 6)]
+                assert v["auction_preset"].tolist() == [float(preset == "pitch"), float(preset == "setback")]
+                side = s.side(seat)
+                assert v["scores"][0] == max(-1.0, min(1.0, np.float32(s.scores[side] / rules.target)))
+            legal = s.legal_actions()
+            s.apply(legal[rng.integers(len(legal))])
+    yorkshire = twin_state(make_rules("yorkshire"), 0, 0)
+    assert not encode(yorkshire, 0)[V1_SIZE:].any()
+
+
+@pytest.mark.parametrize("options", [{"players": 4}, {"players": 3, "reward": "points"},
+                                     {"players": 4, "reward": "points"}, {"players": 2, "target": 3}])
+def test_vector_env_rewards_are_the_engines(options):
+    """docs/rules.md section 8: "The rewards of a match: +1 to each player of the winning side; the losing sides share
+    -1 (-1 each with two sides, -1/2 with three, -1/3 with four)"; and with `reward="points"` each hand's points as
+    section 6 gives them, never the auction's own columns of the hand result. `VectorEnv` pays what `GameState` pays."""
+    from allfours_env.vector import VectorEnv
+    num = 8
+    vec = VectorEnv("pitch", num, observations=False, **options)
+    seeds = [11 + 7 * i for i in range(num)]
+    vec.reset(seed=seeds)
+    refs = [twin_state(vec.rules, s, 0) for s in seeds]
+    matches = [0] * num
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(600):
+        acts = vec.random_actions(rng)
+        _, _, _, rewards, terminated, info = vec.step(acts)
+        for i, s in enumerate(refs):
+            seen = s.hand_no
+            s.apply(int(acts[i]))
+            if vec.rules.reward == "match":
+                want = s.match_rewards() if s.done else [0.0] * s.n
+            else:
+                pts = [sum(r["points"][k] for r in s.hand_results[seen:]) for k in range(s.sides)]
+                want = s.points_rewards(pts) if s.hand_no > seen else [0.0] * s.n
+            assert rewards[i].tolist() == pytest.approx(want), (i, s)
+            if terminated[i] or info["truncated"][i]:
+                ended += bool(terminated[i])
+                matches[i] += 1
+                refs[i] = twin_state(vec.rules, seeds[i], matches[i])
+    assert ended > 0

@@ -477,9 +477,9 @@ def checkpoint(tmp_path_factory):
 
     from allfours.agents.network import PolicyNet
     from allfours.agents.network.checkpoint import atomic_save, metadata
-    from allfours_env import OBS_SIZE, make_rules
+    from allfours_env import NUM_ACTIONS, OBS_SIZE, make_rules
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE, 57, (32,))
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, (32,))
     path = tmp_path_factory.mktemp("ck") / "tiny.pt"
     atomic_save({**metadata(), "arch": net.arch(), "model": net.state_dict(), "preset": "seven_up",
                  "rules": make_rules("seven_up").to_dict(), "progress": {"steps": 1}}, path)
@@ -492,7 +492,8 @@ def test_neural_bot_served_with_its_model_card(checkpoint):
         cards = {b["name"]: b for b in c.get("/v1/bots").json()["bots"]}
         card = cards[checkpoint]
         assert card["kind"] == "neural" and card["has_policy"] and card["presets"] == ["seven_up"]
-        assert card["model_card"]["encoding_version"] == 1 and len(card["model_card"]["action_ids"]) == 57
+        assert card["model_card"]["encoding_version"] == 2 and len(card["model_card"]["action_ids"]) == 63
+        assert card["model_card"]["network"]["obs_size"] == 997 and card["model_card"]["network"]["num_actions"] == 63
         agent = load_agent(checkpoint)
         for v in views("seven_up", {}, 1, every=0.5)[:5]:
             a = c.post("/v1/act", json={**v, "bot": checkpoint}).json()
@@ -530,6 +531,33 @@ def test_shipped_bots_are_offered_and_refuse_another_player_count():
         two = views("traditional", {"players": 2}, 2)[0]  # the 4-player bot is not for a 2-player table
         err = error_of(c.post("/v1/act", json={**two, "bot": "bot:traditional"}))
         assert err["type"] == "bot_unavailable" and "trained for 4 players, not 2" in err["message"]
+        # a network of encoding 1, served in today's contract: it reads 951 of the 997 columns, 57 of the 63 actions
+        model = cards["bot:traditional"]["model_card"]
+        assert (model["encoding_version"], model["obs_size"], len(model["action_ids"])) == (2, 997, 63)
+        assert (model["network"]["encoding_version"], model["network"]["obs_size"],
+                model["network"]["num_actions"]) == (1, 951, 57)
+        pitch = views("pitch", {}, 2)[0]  # nor for the auction, whose bids its head does not have
+        err = error_of(c.post("/v1/act", json={**pitch, "bot": "bot:traditional"}))
+        assert err["type"] == "bot_unavailable" and err["message"].count("\n") == 0
+
+
+def test_the_auction_bots_are_served_for_their_own_game():
+    """bot:pitch (two players) and the setback bot bid and play over HTTP in their game (docs/rules.md section 8),
+    their model cards in the contract of encoding 2, and a table they were not trained for is one line."""
+    if not all((REPO_CHECKPOINTS / f"{n}.pt").exists() for n in ("pitch", "setback")):
+        pytest.skip("the auction bots are not shipped in this checkout")
+    with TestClient(create_app(["bot:pitch", "bot:setback"]), base_url="http://127.0.0.1") as c:
+        cards = {b["name"]: b for b in c.get("/v1/bots").json()["bots"]}
+        assert cards["bot:pitch"]["presets"] == ["pitch"] and cards["bot:setback"]["presets"] == ["setback"]
+        assert cards["bot:pitch"]["model_card"]["network"]["encoding_version"] == 2
+        for bot, preset, options in (("bot:pitch", "pitch", {"players": 2}), ("bot:setback", "setback", {})):
+            table = views(preset, options, 4, every=1.0)
+            bids = [v for v in table if v["phase"] == "bid"]
+            assert bids and len(bids) < len(table)
+            for view in bids[:3] + table[-3:]:
+                assert c.post("/v1/act", json={**view, "bot": bot}).json()["action"] in view["legal_actions"]
+        err = error_of(c.post("/v1/act", json={**views("pitch", {}, 2)[0], "bot": "bot:pitch"}))
+        assert err["type"] == "bot_unavailable" and err["message"].count("\n") == 0
 
 
 def test_a_composite_bot_is_built_for_the_tables_player_count():

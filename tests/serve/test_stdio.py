@@ -89,7 +89,7 @@ def test_pitch_and_setback_views_are_answered_with_their_calls():
         assert answer["action"] in view["legal_actions"] and answer["seat"] == view["seat"], answer
     assert any(a["action"] in ("PASS", "BID_2", "BID_3", "BID_4") for a in out[:-1])
     assert out[-1]["id"] == "no" and out[-1]["error"]["type"] == "bot_unavailable"
-    assert "does not play the auction presets" in out[-1]["error"]["message"]
+    assert "bot:seven_up is a network for seven_up: it does not play setback" in out[-1]["error"]["message"]
 
 
 def test_same_line_same_answer():

@@ -18,6 +18,7 @@ from allfours.agents.network import PolicyNet
 from allfours.train.array_rollout import VectorCollector, make_collector, resolve_engine
 from allfours.train.config import load_config
 from allfours.train.rollout import CollectParams, ScalarCollector
+from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, VIEWS
 from allfours_env.rules import make_rules
 
@@ -36,6 +37,7 @@ class TwinCollector(ScalarCollector):
         kind, roles = self._draw_roles()
         self.states[g], self.kind[g], self.seat_role[g] = state, kind, roles
         self.prev[g] = [-1] * self.n
+        self.moves[g] = 0
         self.last_scores[g] = list(state.scores)
         self.last_hand[g] = state.hand_no
         self.last_phi[g] = self._phi(state)
@@ -43,7 +45,7 @@ class TwinCollector(ScalarCollector):
 
 def net_for(seed=0, canonical=True, **kw):
     torch.manual_seed(seed)
-    return PolicyNet(OBS_SIZE, 57, [64, 64], canonical=canonical, **kw).eval()
+    return PolicyNet(OBS_SIZE, NUM_ACTIONS, [64, 64], canonical=canonical, **kw).eval()
 
 
 @pytest.mark.parametrize("preset,options,jitter,canonical", [
@@ -67,6 +69,29 @@ def test_array_collector_gives_the_gamestate_collectors_samples(preset, options,
         assert ra.stats == pytest.approx(rb.stats), k
         assert ra.decisions == rb.decisions == 24 * 40
     assert sum(a._stats["matches"]) > 0 and a._stats["matches"][2] > 0  # matches ended, some against the heuristic
+
+
+def test_both_collectors_cut_an_auction_match_at_the_move_cap(monkeypatch):
+    """docs/rules.md section 6, "Move cap": a match of the auction presets cut at the cap is a truncated episode with
+    no reward, in both collectors alike (the same samples, advantages included), and the slot plays its next match."""
+    monkeypatch.setattr("allfours_env.rules.AUCTION_MAX_MOVES", 30)
+    rules = make_rules("pitch", players=2)
+    kw = dict(num_envs=16, rollout_steps=50, seed=3, shares=(0.7, 0.3, 0.0))
+    a, b = VectorCollector(rules, net_for(), **kw), TwinCollector(rules, net_for(), **kw)
+    assert a.vec.max_moves == b.max_moves == 30
+    snap = net_for(1).state_dict()
+    for c in (a, b):
+        c.set_opponents([("u1", snap)])
+    params = CollectParams(points_reward=0.1, gae_lambda=0.9, hand_lambda=0.5)
+    for k in range(3):
+        ra, rb = a.collect(params), b.collect(params)
+        for name in ("obs", "mask", "actions"):
+            assert np.array_equal(getattr(ra, name), getattr(rb, name)), (k, name)
+        for name in ("logp", "values", "advantages", "returns"):
+            np.testing.assert_allclose(getattr(ra, name), getattr(rb, name), rtol=1e-5, atol=1e-5,
+                                       err_msg=f"rollout {k}: {name}")
+    # 16 slots x 150 moves at 30 a match: every slot was cut several times, and few matches ended by the rules
+    assert sum(b.match_no) >= 16 * 4 and sum(a._stats["matches"]) < sum(b.match_no)
 
 
 def test_equity_shaping_is_credited_alike():

@@ -9,6 +9,9 @@ from allfours.agents.network.checkpoint import atomic_save, checkpoints_dir, loa
 from allfours.agents.players.neural import load_agent
 from allfours.train.lab import distill
 from allfours.train.ship import ship
+from allfours_env import OBS_SIZE
+from allfours_env.cards import NUM_ACTIONS
+from allfours_env.observation import V1_SIZE
 
 ARGS = ["--student", "heuristic", "--search", "search:worlds=4", "--games", "2", "--seed", "123", "--no-progress"]
 
@@ -64,8 +67,12 @@ def test_fit_moves_the_policy_towards_the_labels(labels, tmp_path):
     values[~labelled] = np.nan
     np.savez(src / "labels_0_0000.npz", obs=data["obs"], mask=data["mask"], values=values, action=data["action"])
     torch.manual_seed(0)
-    net = PolicyNet(data["obs"].shape[1], 57, [32, 32], canonical=True)
-    ck = load_checkpoint(checkpoints_dir() / "yorkshire.pt")  # a valid checkpoint, with a small untrained net
+    # a valid checkpoint of encoding 1, as the shipped bot is, with a small untrained net: it reads the
+    # first 951 columns and 57 actions of the labels, which are today's (997 and 63)
+    assert data["obs"].shape[1] == OBS_SIZE and data["mask"].shape[1] == data["values"].shape[1] == NUM_ACTIONS
+    net = PolicyNet(V1_SIZE, 57, [32, 32], canonical=True)
+    ck = load_checkpoint(checkpoints_dir() / "yorkshire.pt")
+    assert ck["encoding_version"] == 1
     ck["arch"], ck["model"] = net.arch(), net.state_dict()
     init = tmp_path / "init.pt"
     atomic_save(ck, init)
@@ -84,12 +91,30 @@ def test_fit_moves_the_policy_towards_the_labels(labels, tmp_path):
     assert before < 0.6 and after > 0.9, (before, after)
     agent = load_agent(tmp_path / "fit.pt")  # the fitted checkpoint loads as an agent, with its settings
     assert agent.net.hidden == [32, 32] and agent.meta["path"].endswith("fit.pt")
+    assert agent.net.arch() == net.arch()  # still a network of encoding 1
     saved = torch.load(tmp_path / "fit.pt", weights_only=True)
+    assert (saved["encoding_version"], saved["obs_size"], len(saved["action_ids"])) == (1, V1_SIZE, 57)
     assert saved["distill"]["lr"] == 3e-3 and saved["distill"]["labels"] == [str(src)]
     assert saved["distill"]["end"]["search_move"] > saved["distill"]["start"]["search_move"]
     assert "optimizer" not in saved
     shipped = ship(tmp_path / "fit.pt", "yorkshire", out_dir=tmp_path / "ship")  # provenance survives shipping
     assert torch.load(shipped, weights_only=True)["distill"] == saved["distill"]
+
+
+def test_labels_of_encoding_1_load_at_todays_widths(labels, tmp_path):
+    """A label file written before the observation grew (951 columns, 57 actions) loads next to today's:
+    the new columns 0 (as in All Fours' presets), the new actions illegal and unvalued."""
+    out, n = labels
+    data = distill._load([out])
+    old = tmp_path / "old"
+    old.mkdir()
+    np.savez(old / "labels_00000.npz", obs=data["obs"][:, :V1_SIZE], mask=data["mask"][:, :57],
+             values=data["values"][:, :57], action=data["action"])
+    both = distill._load([out, old])
+    assert both["obs"].shape == (2 * n, OBS_SIZE) and both["mask"].shape == both["values"].shape == (2 * n, NUM_ACTIONS)
+    for k in ("obs", "mask", "action"):
+        assert np.array_equal(both[k][n:], data[k])
+    assert np.array_equal(both["values"][n:], data["values"], equal_nan=True)
 
 
 def test_bad_input_gets_a_clear_error(labels, tmp_path, capsys):

@@ -8,6 +8,7 @@ from allfours.agents.network import PolicyNet
 from allfours.agents.network.symmetry import canonicalize, to_env_actions
 from allfours.train.rollout import ScalarCollector
 from allfours_env import env as make_env
+from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
@@ -16,7 +17,7 @@ from allfours_env.rules import make_rules
                                             ("traditional", {"players": 2}), ("seven_up", {})])
 def test_collector_games_replay_identically_in_env(preset, options):
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE, 57, [32, 32], canonical=True)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [32, 32], canonical=True)
     B, T = 6, 90
     c = ScalarCollector(make_rules(preset, **options), net, num_envs=B, rollout_steps=T, seed=7, record=True,
                         shares=(1.0, 0.0, 0.0))
@@ -55,7 +56,7 @@ def test_jittered_suit_order_keeps_observation_mask_and_action_together(preset):
     """``suit_jitter``: each stored row is the position with trump first and the other suits in some
     order, and its stored (canonical) action is the game action under that same order."""
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE, 57, [32, 32], canonical=True)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [32, 32], canonical=True)
     B, T = 4, 60
     c = ScalarCollector(make_rules(preset), net, num_envs=B, rollout_steps=T, seed=3, record=True,
                         shares=(1.0, 0.0, 0.0), suit_jitter=True)

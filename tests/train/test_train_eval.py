@@ -12,7 +12,7 @@ from allfours.cli.train import main as train_main
 from allfours.train.config import TrainConfig, load_config, parse_overrides
 from allfours.train.rollout import ScalarCollector
 from allfours.train.trainer import Trainer
-from allfours_env import GameState, make_rules
+from allfours_env import NUM_ACTIONS, OBS_SIZE, GameState, make_rules
 
 TINY = ["num_envs=16", "rollout_steps=8", "hidden=[32,32]", "minibatch_size=64", "search_eval_every=0",
         "progress_bar=false", "collector=inline", "max_minutes=0", "eval_every_minutes=0", "opp_snapshot=0"]
@@ -121,7 +121,7 @@ def test_three_players_need_whole_rotations():
 
 def test_the_collector_refuses_a_bad_scripted_opponent():
     """No silent fallback: a collector built without the config's check also refuses it."""
-    net = PolicyNet(951, 57, [8])
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [8])
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         ScalarCollector(make_rules("seven_up"), net, num_envs=2, rollout_steps=2, shares=(0.5, 0, 0.5),
                         scripted_specs=["random", "nope"])

@@ -11,6 +11,7 @@ from allfours.agents.network import MASK_VALUE, TIE_TOLERANCE, PolicyNet, masked
 from allfours.agents.players.neural import NeuralAgent
 from allfours.train.rollout import ScalarCollector
 from allfours_env import GameState
+from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
@@ -37,11 +38,11 @@ def test_untrained_and_adversarial_networks_play_legally():
     """At the start of training (random weights) and with weights that push illegal actions hard."""
     for adversarial in (False, True):
         torch.manual_seed(0)
-        net = PolicyNet(OBS_SIZE, 57, [32, 32], canonical=adversarial)
+        net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [32, 32], canonical=adversarial)
         if adversarial:
             with torch.no_grad():
                 net.pi.weight.zero_()
-                net.pi.bias.copy_(torch.linspace(1e4, -1e4, 57))  # huge preference for low ids
+                net.pi.bias.copy_(torch.linspace(1e4, -1e4, NUM_ACTIONS))  # huge preference for low ids
         for preset in ("yorkshire", "traditional"):
             c = ScalarCollector(make_rules(preset), net, num_envs=24, rollout_steps=40, seed=1, record=True)
             r = c.collect()  # GameState.apply raises on any illegal action
@@ -51,7 +52,7 @@ def test_untrained_and_adversarial_networks_play_legally():
 
 def test_neural_agent_is_legal():
     torch.manual_seed(1)
-    net = PolicyNet(OBS_SIZE, 57, [32, 32], canonical=True)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [32, 32], canonical=True)
     for greedy in (True, False):
         agent = NeuralAgent(net, greedy=greedy, seed=3)
         s = GameState.new("seven_up", seed=5)
@@ -63,7 +64,7 @@ def test_neural_agent_is_legal():
 
 def test_act_with_policy_is_act_and_policy_in_one_pass():
     torch.manual_seed(2)
-    net = PolicyNet(OBS_SIZE, 57, [32, 32], canonical=True)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [32, 32], canonical=True)
     agent = NeuralAgent(net, greedy=True)
     calls = []
     forward = net.forward

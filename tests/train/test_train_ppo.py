@@ -7,13 +7,14 @@ import torch
 from allfours.agents.network import PolicyNet
 from allfours.train.ppo import ppo_update
 from allfours.train.rollout import CollectParams, ScalarCollector, gae
+from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
 
 def _collector(preset="yorkshire", **kw):
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE, 57, [32, 32])
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [32, 32])
     return ScalarCollector(make_rules(preset), net, seed=1, **kw)
 
 
@@ -61,7 +62,7 @@ def test_hand_lambda_cuts_the_trace_at_the_end_of_each_hand():
     from allfours_env.observation import VIEWS
 
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE, 57, [32, 32])
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [32, 32])
     c = ScalarCollector(make_rules("yorkshire", throw_in=False), net, seed=3, num_envs=12, rollout_steps=60)
     c.collect()
     for hand_lam in (0.0, 0.5):

@@ -42,7 +42,7 @@ def test_smoke_run_writes_checkpoints_that_load(tmp_path):
     assert list((run / "tb").glob("events.*"))
     ck = load_checkpoint(run / "latest.pt")
     assert ck["progress"]["steps"] == 3 * ROLLOUT and ck["progress"]["updates"] == 3
-    assert ck["preset"] == "yorkshire" and len(ck["action_ids"]) == 57 and ck["code_version"]
+    assert ck["preset"] == "yorkshire" and len(ck["action_ids"]) == 63 and ck["code_version"]
     assert "random" in ck["last_eval"]
     agent = load_agent(run)
     s = GameState.new("yorkshire", seed=1)
@@ -212,7 +212,7 @@ def test_ship_strips_training_state_and_keeps_a_loadable_bot(tmp_path):
     assert "| `random` | 10 | 7 | 0.700 | 0.400 - 0.900 |" in text
     assert "| `bot:yorkshire` |" not in text  # the reverse row (random against the bot) is left out
     assert "allfours eval --preset yorkshire --agents bot:yorkshire random --matches 10 --seed 3" in text
-    assert f"{ROLLOUT / 1e6:.1f} M decisions" in text and "version 1 (951 floats)" in text
+    assert f"{ROLLOUT / 1e6:.1f} M decisions" in text and "version 2 (997 floats), action ids 0..62" in text
     assert "| code | trained with allfours " in text and "the lowest action id is played" in text
 
 

@@ -8,9 +8,12 @@ import pytest
 from allfours.agents.network.symmetry import SRC_ACT, canonicalize, to_canonical_actions, to_env_actions
 from allfours_env import OBS_SIZE as OBS_SIZE_
 from allfours_env import GameState, card_code, encode
-from allfours_env.cards import BEG, GIVE_ONE, RUN_PACK, STAND
+from allfours_env.cards import ALL_FOURS_ACTIONS, BEG, GIVE_ONE, NUM_ACTIONS, RUN_PACK, STAND
 from allfours_env.engine import PLAY
-from allfours_env.observation import masks_batch
+from allfours_env.observation import V1_SIZE, masks_batch
+
+# (observation columns, actions) of a network of today's encoding and of encoding 1 (the shipped bots)
+WIDTHS = [(OBS_SIZE_, NUM_ACTIONS), (V1_SIZE, ALL_FOURS_ACTIONS)]
 
 
 def _order(t):
@@ -29,10 +32,16 @@ def _canon(state, seat):
 
 
 def test_tables_are_permutations():
+    from allfours.agents.network.symmetry import SRC_OBS, SYM_OBS
     for k in range(5):
-        assert sorted(SRC_ACT[k]) == list(range(57))
-        a = np.arange(57)
-        assert (to_env_actions(to_canonical_actions(a, np.full(57, k)), np.full(57, k)) == a).all()
+        assert sorted(SRC_ACT[k]) == list(range(NUM_ACTIONS)) and sorted(SRC_OBS[k]) == list(range(OBS_SIZE_))
+        a = np.arange(NUM_ACTIONS)
+        assert (to_env_actions(to_canonical_actions(a, np.full(NUM_ACTIONS, k)), np.full(NUM_ACTIONS, k)) == a).all()
+        # the auction's columns and action ids name no suit; encoding 1's prefix relabels within itself, so a
+        # network of encoding 1 uses the tables cut to its widths
+        assert list(SRC_ACT[k, ALL_FOURS_ACTIONS:]) == list(range(ALL_FOURS_ACTIONS, NUM_ACTIONS))
+        assert list(SRC_OBS[k, V1_SIZE:]) == list(range(V1_SIZE, OBS_SIZE_))
+        assert (SRC_OBS[k, :V1_SIZE] < V1_SIZE).all() and (SYM_OBS[k, :, :V1_SIZE] < V1_SIZE).all()
 
 
 @pytest.mark.parametrize("preset,seed", [("yorkshire", 1), ("yorkshire", 2), ("traditional", 3), ("seven_up", 4)])
@@ -73,8 +82,10 @@ def test_renamed_suits_give_identical_canonical_observations(preset, seed):
     assert compared > 10
 
 
-def test_network_relabels_raw_observations_itself():
-    """net(raw obs) gives, by game action ids, what the trainer's canonical path gives."""
+@pytest.mark.parametrize("widths", WIDTHS, ids=["encoding2", "encoding1"])
+def test_network_relabels_raw_observations_itself(widths):
+    """net(raw obs) gives, by game action ids, what the trainer's canonical path gives; a network of
+    encoding 1 too, on today's (wider) observations and masks."""
     import torch
 
     from allfours.agents.network import PolicyNet
@@ -96,8 +107,9 @@ def test_network_relabels_raw_observations_itself():
     mask = masks_batch([s.legal_mask() for s in states])
     priv = privileged_batch(states, seats, np.zeros((len(states), PRIV_SIZE), np.float32))
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE, 57, [32, 32], privileged=PRIV_SIZE, canonical=True)
+    net = PolicyNet(*widths, [32, 32], privileged=PRIV_SIZE, canonical=True)
     raw_logits, raw_v = net(torch.from_numpy(obs), torch.from_numpy(mask), torch.from_numpy(priv))
+    assert raw_logits.shape == (len(states), NUM_ACTIONS) and (raw_logits[~torch.from_numpy(mask)] == -1e9).all()
     o, m, p = obs.copy(), mask.copy(), priv.copy()
     key = canonicalize(o, m, p)
     assert (key < 4).any() and (key == 4).any()
@@ -114,8 +126,8 @@ def test_symmetry_tables_keep_the_key_suit():
         rows = {tuple(r) for r in SYM_ACT[key]}
         assert len(rows) == (24 if key == NO_KEY else 6)
         for r, d in zip(SYM_ACT[key], SYM_DST[key]):
-            assert sorted(r) == list(range(57)) and (r[d] == np.arange(57)).all()
-            assert list(r[52:]) == [52, 53, 54, 55, 56]  # decisions are not cards
+            assert sorted(r) == list(range(NUM_ACTIONS)) and (r[d] == np.arange(NUM_ACTIONS)).all()
+            assert list(r[52:]) == list(range(52, 63))  # decisions and bids are not cards
             if key != NO_KEY:
                 assert list(r[13 * key:13 * key + 13]) == list(range(13 * key, 13 * key + 13))
 
@@ -128,8 +140,9 @@ def test_a_keyed_rows_first_relabellings_are_its_distinct_ones():
         assert len(first) == SYM_DISTINCT == len({tuple(r) for r in SYM_ACT[key]})
 
 
+@pytest.mark.parametrize("widths", WIDTHS, ids=["encoding2", "encoding1"])
 @pytest.mark.parametrize("preset", ["yorkshire", "traditional"])
-def test_averaged_with_distinct_views_equals_the_static_24_view_average(preset):
+def test_averaged_with_distinct_views_equals_the_static_24_view_average(preset, widths):
     """The eager average over a keyed row's 6 distinct views (and a mixed batch split by key) gives
     what the static 24-view graph exported to ONNX gives."""
     import torch
@@ -138,7 +151,7 @@ def test_averaged_with_distinct_views_equals_the_static_24_view_average(preset):
     from allfours.agents.network.symmetry import NO_KEY, key_suits
 
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE_, 57, [48, 48]).eval()
+    net = PolicyNet(*widths, [48, 48]).eval()
     rng = random.Random(3)
     obs, masks = [], []
     for seed in range(12):
@@ -170,19 +183,20 @@ def _relabelled_game(preset, seed, pi):
     return s1, GameState.new(preset, deal=deal)
 
 
-@pytest.mark.parametrize("preset,seed,canonical", [("yorkshire", 5, True), ("yorkshire", 6, True),
-                                                   ("traditional", 7, True), ("traditional", 9, False),
-                                                   ("seven_up", 8, False)])
-def test_averaged_policy_is_the_same_whatever_the_suits_are_called(preset, seed, canonical):
+@pytest.mark.parametrize("preset,seed,canonical,widths", [
+    ("yorkshire", 5, True, WIDTHS[0]), ("yorkshire", 6, True, WIDTHS[0]), ("traditional", 7, True, WIDTHS[0]),
+    ("traditional", 9, False, WIDTHS[0]), ("seven_up", 8, False, WIDTHS[0]),
+    ("traditional", 7, True, WIDTHS[1]), ("seven_up", 8, False, WIDTHS[1])])
+def test_averaged_policy_is_the_same_whatever_the_suits_are_called(preset, seed, canonical, widths):
     """docs/rules.md section 2: the suits are alike except trump, so renaming the non-trump suits must not change the
     averaged policy (and, for a suit-canonical network, renaming trump too); the raw network does
-    change, which is the noise the averaging removes."""
+    change, which is the noise the averaging removes. A network of encoding 1 (``widths``) too."""
     import torch
 
     from allfours.agents.network import PolicyNet
 
     torch.manual_seed(seed)
-    net = PolicyNet(OBS_SIZE_, 57, [48, 48], canonical=canonical).eval()
+    net = PolicyNet(*widths, [48, 48], canonical=canonical).eval()
     rng = random.Random(seed)
     s1, _ = _relabelled_game(preset, seed, {s: s for s in range(4)})
     fixed = s1.turnup // 13 if s1.rules.turnup else None  # the key suit of a non-canonical net stays put
@@ -207,7 +221,7 @@ def test_averaged_policy_is_the_same_whatever_the_suits_are_called(preset, seed,
         mapped = [_relabel(a, pi) for a in legal]
         assert torch.allclose(a1[legal], a2[mapped], atol=1e-5)
         assert a1[legal].exp().sum() <= 1 + 1e-5  # a geometric mean of distributions
-        assert (a1[[a for a in range(57) if a not in legal]] < -1e8).all()
+        assert (a1[[a for a in range(NUM_ACTIONS) if a not in legal]] < -1e8).all()
         if len(legal) > 1:
             lp1, lp2 = torch.log_softmax(r1, 0), torch.log_softmax(r2, 0)
             raw_differs += not torch.allclose(lp1[legal], lp2[mapped], atol=1e-4)

@@ -8,13 +8,14 @@ import torch
 from allfours.agents.network import PolicyNet
 from allfours.train.rollout import CollectParams, ScalarCollector
 from allfours.train.workers import ProcessCollector
+from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
 
 def test_process_collector_matches_inline_collector():
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE, 57, [32, 32], privileged=4 * 52, canonical=True)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [32, 32], privileged=4 * 52, canonical=True)
     rules = make_rules("traditional")
     kw = dict(num_envs=12, rollout_steps=16, seed=3, shares=(0.5, 0.2, 0.3), scripted_specs=["random"],
               snapshot_slots=1)
@@ -46,7 +47,7 @@ def test_process_collector_matches_inline_collector():
 
 def test_collector_state_round_trip_and_old_format():
     torch.manual_seed(0)
-    net = PolicyNet(OBS_SIZE, 57, [16])
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [16])
     a = ScalarCollector(make_rules("seven_up"), net, num_envs=4, rollout_steps=4, seed=1)
     b = ScalarCollector(make_rules("seven_up"), net, num_envs=4, rollout_steps=4, seed=2)
     a.collect()

@@ -18,8 +18,9 @@ so an interrupted run keeps what it labelled.
 ``fit`` fine-tunes the network of a checkpoint by cross-entropy to softmax(values / tau) over
 the legal actions of the labelled rows, plus ``anchor`` times KL(new || initial) on every row,
 plus the value head's squared drift from its initial output (so the result stays a sound
-``init_from`` for PPO), and writes a checkpoint that loads as an agent. It reports, on a held-out tenth, how often the
-network's greedy move is search's and its regret (search's best value minus the value of the
+``init_from`` for PPO), and writes a checkpoint that loads as an agent (a network of observation encoding 1, as
+the shipped bots, stays one: it reads the first 951 columns of today's rows). It reports, on a held-out tenth,
+how often the network's greedy move is search's and its regret (search's best value minus the value of the
 network's move, equity units).
 """
 
@@ -139,12 +140,19 @@ def _presets(dirs) -> set:
 
 
 def _load(dirs):
+    """Every label file's rows, at today's widths: a file labelled at observation encoding 1 (951 columns,
+    57 actions) gets encoding 2's columns (0 in All Fours' presets), its actions 57.. illegal and unvalued."""
     parts = {"obs": [], "mask": [], "values": [], "action": []}
+    fill = {"obs": 0, "mask": False, "values": np.nan}
     for d in dirs:
         for f in sorted(Path(d).glob("labels_*.npz")):
             z = np.load(f)
             for k in parts:
-                parts[k].append(z[k])
+                x = z[k]
+                width = OBS_SIZE if k == "obs" else NUM_ACTIONS
+                if k in fill and x.shape[1] < width:
+                    x = np.pad(x, ((0, 0), (0, width - x.shape[1])), constant_values=fill[k])
+                parts[k].append(x)
     if not parts["obs"]:
         raise ValueError(f"no labels_*.npz in {', '.join(map(str, dirs))}: "
                          "make them with `python -m allfours.train.lab.distill label`")
