@@ -48,6 +48,19 @@ def net_for(seed=0, canonical=True, **kw):
     return PolicyNet(OBS_SIZE, NUM_ACTIONS, [64, 64], canonical=canonical, **kw).eval()
 
 
+def same_rollouts(a, b, k: int):
+    """Collect rollout ``k`` with both collectors and hold them equal: the samples exactly, the learner's figures to
+    float tolerance. Returns both rollouts."""
+    params = CollectParams(points_reward=0.1, gae_lambda=0.9, hand_lambda=0.5)
+    ra, rb = a.collect(params), b.collect(params)
+    for name in ("obs", "mask", "actions"):
+        assert np.array_equal(getattr(ra, name), getattr(rb, name)), (k, name)
+    for name in ("logp", "values", "advantages", "returns"):
+        np.testing.assert_allclose(getattr(ra, name), getattr(rb, name), rtol=1e-5, atol=1e-5,
+                                   err_msg=f"rollout {k}: {name}")
+    return ra, rb
+
+
 @pytest.mark.parametrize("preset,options,jitter,canonical", [
     ("yorkshire", {}, False, True), ("yorkshire", {}, False, False), ("seven_up", {}, True, True),
     ("traditional", {"players": 3}, False, True), ("traditional", {"players": 2, "target": 5}, False, True)])
@@ -58,14 +71,8 @@ def test_array_collector_gives_the_gamestate_collectors_samples(preset, options,
     snap = net_for(1, canonical=canonical).state_dict()
     for c in (a, b):
         c.set_opponents([("u1", snap)])
-    params = CollectParams(points_reward=0.1, gae_lambda=0.9, hand_lambda=0.5)
     for k in range(4):
-        ra, rb = a.collect(params), b.collect(params)
-        for name in ("obs", "mask", "actions"):
-            assert np.array_equal(getattr(ra, name), getattr(rb, name)), (k, name)
-        for name in ("logp", "values", "advantages", "returns"):
-            np.testing.assert_allclose(getattr(ra, name), getattr(rb, name), rtol=1e-5, atol=1e-5,
-                                       err_msg=f"rollout {k}: {name}")
+        ra, rb = same_rollouts(a, b, k)
         assert ra.stats == pytest.approx(rb.stats), k
         assert ra.decisions == rb.decisions == 24 * 40
     assert sum(a._stats["matches"]) > 0 and a._stats["matches"][2] > 0  # matches ended, some against the heuristic
@@ -82,14 +89,8 @@ def test_both_collectors_cut_an_auction_match_at_the_move_cap(monkeypatch):
     snap = net_for(1).state_dict()
     for c in (a, b):
         c.set_opponents([("u1", snap)])
-    params = CollectParams(points_reward=0.1, gae_lambda=0.9, hand_lambda=0.5)
     for k in range(3):
-        ra, rb = a.collect(params), b.collect(params)
-        for name in ("obs", "mask", "actions"):
-            assert np.array_equal(getattr(ra, name), getattr(rb, name)), (k, name)
-        for name in ("logp", "values", "advantages", "returns"):
-            np.testing.assert_allclose(getattr(ra, name), getattr(rb, name), rtol=1e-5, atol=1e-5,
-                                       err_msg=f"rollout {k}: {name}")
+        same_rollouts(a, b, k)
     # 16 slots x 150 moves at 30 a match: every slot was cut several times, and few matches ended by the rules
     assert sum(b.match_no) >= 16 * 4 and sum(a._stats["matches"]) < sum(b.match_no)
 
