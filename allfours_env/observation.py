@@ -308,8 +308,9 @@ def encode(state: GameState, observer: int, out: np.ndarray | None = None) -> np
             d = target
         f.append(1.0 if capped and x >= d else -1.0 if floored and x <= -d else x / d)
     out[N_BITS:V1_SIZE] = f
-    out[V1_SIZE:] = np.unpackbits(np.frombuffer(_auction_bits(state, observer).to_bytes(_N_AUCTION_BYTES, "little"),
-                                                dtype=np.uint8), count=AUCTION_BITS, bitorder="little")
+    auction = _auction_bits(state, observer)  # 0 in All Fours' presets: no unpacking on their hot path
+    out[V1_SIZE:] = np.unpackbits(np.frombuffer(auction.to_bytes(_N_AUCTION_BYTES, "little"), dtype=np.uint8),
+                                  count=AUCTION_BITS, bitorder="little") if auction else 0
     return out
 
 
@@ -327,7 +328,7 @@ def encode_batch(states, observers, out: np.ndarray) -> np.ndarray:
     out[:b, :N_BITS] = np.unpackbits(raw, axis=1, count=N_BITS, bitorder="little")
     out[:b, N_BITS:V1_SIZE] = scale_floats(np.array([_raw_floats(s, ob) for s, ob in zip(states, observers)],
                                                     np.float64))
-    if states[0].rules.auction or any(s.rules.auction for s in states):
+    if any(s.rules.auction for s in states):
         buf = b"".join([_auction_bits(s, ob).to_bytes(_N_AUCTION_BYTES, "little") for s, ob in zip(states, observers)])
         raw = np.frombuffer(buf, dtype=np.uint8).reshape(b, _N_AUCTION_BYTES)
         out[:b, V1_SIZE:] = np.unpackbits(raw, axis=1, count=AUCTION_BITS, bitorder="little")

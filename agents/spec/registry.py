@@ -89,8 +89,8 @@ def plays_auction(spec: str | AgentSpec) -> bool:
     (search with its heuristic playouts only), a shipped bot trained on one, and any checkpoint (``make_agent``
     refuses one whose network has no head for the auction's calls once it is loaded)."""
     spec = AgentSpec.parse(spec)
-    if spec.is_network:
-        return spec.name != "bot" or BOTS.get(spec.target, ("",))[0] in AUCTION_PRESETS
+    if spec.is_network:  # (an unknown bot is left to the loader, whose error names the shipped ones)
+        return spec.name != "bot" or spec.target not in BOTS or BOTS[spec.target][0] in AUCTION_PRESETS
     return spec.name in AUCTION_AGENTS and getattr(spec.options.get("playout"), "name", "heuristic") == "heuristic"
 
 
@@ -101,7 +101,7 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
     if isinstance(spec, Agent):
         return spec
     spec = AgentSpec.parse(spec)
-    if preset in AUCTION_PRESETS and not plays_auction(spec) and not (spec.is_network and spec.target not in BOTS):
+    if preset in AUCTION_PRESETS and not plays_auction(spec):
         if spec.is_network:
             raise ValueError(f"{spec.label} is a network for {BOTS[spec.target][0]}: it does not play {preset} "
                              f"(bot:pitch and bot:setback do)")

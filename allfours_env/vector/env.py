@@ -100,9 +100,11 @@ class VectorEnv:
         rewards = self._rewards()
         terminated = g.done.copy()
         self._moves += 1
-        if held.size:
-            self._moves[held] -= 1
-        truncated = ~terminated & (self._moves >= self.max_moves) if self.max_moves is not None else terminated & False
+        self._moves[held] -= 1  # a held game made no move
+        if self.max_moves is None:
+            truncated = np.zeros(self.num_envs, bool)
+        else:
+            truncated = ~terminated & (self._moves >= self.max_moves)
         info = {"scores": g.scores.copy(), "winner": g.winner.copy(), "hands_ended": g.res_n.copy(),
                 "hand_results": g.results(), "new_deal": g.new_deal | terminated | truncated, "truncated": truncated}
         ended = np.flatnonzero(terminated | truncated)

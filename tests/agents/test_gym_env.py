@@ -98,6 +98,19 @@ def test_reset_with_a_seed_replays_the_episodes(seat):
     assert episodes(other, 11) == first
 
 
+def play_episode(e, seed: int) -> tuple[list[float], dict]:
+    """One episode of ``e`` from ``reset(seed)``, the learner picking by ``pick``: its rewards and the last info
+    (a truncation fails the test: these episodes end by the rules)."""
+    obs, info = e.reset(seed=seed)
+    rewards = []
+    while True:
+        obs, r, term, trunc, info = e.step(pick(obs, info["action_mask"]))
+        rewards.append(r)
+        assert not trunc
+        if term:
+            return rewards, info
+
+
 def test_rewards_are_the_seats_rewards():
     # match reward: +1 to the winner's side, -1 else, on the last step only
     e = gymnasium.make("allfours/SevenUp-v0", opponent="heuristic").unwrapped
@@ -113,14 +126,8 @@ def test_rewards_are_the_seats_rewards():
     # points reward: the episode's rewards add up to the learner's score minus the other side's
     e = gymnasium.make("allfours/SevenUp-v0", opponent="heuristic", reward="points", seat=1).unwrapped
     for seed in range(4):
-        obs, info = e.reset(seed=seed)
-        total = 0.0
-        while True:
-            obs, r, term, _, info = e.step(pick(obs, info["action_mask"]))
-            total += r
-            if term:
-                break
-        assert total == info["scores"][1] - info["scores"][0]
+        rewards, info = play_episode(e, seed)
+        assert sum(rewards) == info["scores"][1] - info["scores"][0]
 
 
 @pytest.mark.parametrize("env_id,kwargs", AUCTION_IDS)
@@ -131,14 +138,7 @@ def test_the_auction_presets_rewards_are_the_match_rewards(env_id, kwargs):
     lose = -1.0 / (e.rules.sides - 1)
     results = set()
     for seed in range(4):
-        obs, info = e.reset(seed=seed)
-        rewards = []
-        while True:
-            obs, r, term, trunc, info = e.step(pick(obs, info["action_mask"]))
-            rewards.append(r)
-            assert not trunc
-            if term:
-                break
+        rewards, info = play_episode(e, seed)
         assert info["scores"][info["winner"]] >= e.rules.target  # the winner went out
         assert rewards[-1] == (1.0 if info["winner"] == e.rules.side(e.seat) else lose)
         assert set(rewards[:-1]) <= {0.0}
@@ -154,16 +154,10 @@ def test_the_auction_presets_points_rewards_add_up_to_the_score_margin():
         e = gymnasium.make("allfours/Pitch-v0", opponent="heuristic", reward="points", seat=1, **kwargs).unwrapped
         negative = False
         for seed in range(3):
-            obs, info = e.reset(seed=seed)
-            total = 0.0
-            while True:
-                obs, r, term, _, info = e.step(pick(obs, info["action_mask"]))
-                total += r
-                if term:
-                    break
+            rewards, info = play_episode(e, seed)
             scores = info["scores"]
             others = [x for side, x in enumerate(scores) if side != 1]
-            assert total == pytest.approx(scores[1] - sum(others) / len(others))
+            assert sum(rewards) == pytest.approx(scores[1] - sum(others) / len(others))
             negative |= any(p < 0 for h in e.state.hand_results for p in h["points"])
         assert negative  # a set-back was among them
 
