@@ -17,8 +17,11 @@ a damaged file, another program's database or one written by a newer release eac
 ``StoreError`` instead of a traceback, and a later release can migrate an older file (``MIGRATIONS``).
 
 One server process owns one file (a second one opening it is refused: ``flock``), and writes to it only while
-the file at its path is still the one it opened: a file deleted (or replaced) under a running server would lose
-every later change at the next start, so each write is refused with ``FileGone`` instead. Past one machine,
+the file at its path, and its journal (``PATH-wal``), are still the ones it opened: a file deleted (or replaced)
+under a running server would lose every later change at the next start, and a journal deleted would lose every
+change it held, so each write is refused with ``FileGone`` instead. Each commit is also copied into the main file
+(a checkpoint) before the answer, so the journal never holds an acknowledged change alone for long: one deleted
+under the server loses nothing. Past one machine,
 the same tables go into a shared SQL database (PostgreSQL, say) that every server process reaches: see
 docs/protocol.md, "Keeping matches".
 """
@@ -110,9 +113,17 @@ class MatchDB:
         self._lock = threading.Lock()
         self._owner = None  # an open descriptor of the file, holding its flock while this process uses it
         self.conn = self._connect()
-        # Which file this is (device, inode): the one at the path must stay it (``_check_file``).
+        self.journal = self.path.with_name(self.path.name + "-wal")  # SQLite's WAL: it lives while the file is open
+        # Which files these are (device, inode): the ones at the paths must stay them (``_check_file``).
         st = os.fstat(self._owner) if self._owner is not None else os.stat(self.path)
         self._identity, self.gone = (st.st_dev, st.st_ino), None
+        try:
+            st = os.stat(self.journal)
+        except OSError as e:
+            self.close()
+            raise StoreError(f"{self.path}: SQLite keeps no journal at {self.journal} ({e.strerror}): give --db a "
+                             "file on a local disk") from None
+        self._journal_identity = (st.st_dev, st.st_ino)
 
     @classmethod
     def open(cls, path: str | os.PathLike | None, clock=time.time) -> MatchDB | None:
@@ -219,23 +230,28 @@ class MatchDB:
             self._release()
 
     def _check_file(self) -> None:
-        """``FileGone`` unless the file at the path is still the one opened; the first time, one line on stderr."""
-        try:
-            st = os.stat(self.path)
-            why = None if (st.st_dev, st.st_ino) == self._identity else "was replaced by another file"
-        except FileNotFoundError:
-            why = "was deleted"
-        except OSError as e:
-            why = f"cannot be checked ({e.strerror})"
+        """``FileGone`` unless the file and its journal at their paths are still the ones opened; the first time,
+        one line on stderr, and what the journal held copied into the main file (the open connection still
+        reads the journal deleted or replaced at its path: its changes are acknowledged, they must not be lost)."""
+        why = (_changed(self.path, self._identity, f"the match file {self.path}")
+               or _changed(self.journal, self._journal_identity, f"the match file's journal {self.journal}"))
         if why is None:
             return
         if self.gone is None:
-            print(f"allfours serve: error: the match file {self.path} {why} while the server ran: every change "
-                  "to a hosted match is refused (503 storage_unavailable) until the server is restarted",
-                  file=sys.stderr, flush=True)
+            self._checkpoint()
+            print(f"allfours serve: error: {why} while the server ran: every change to a hosted match is refused "
+                  "(503 storage_unavailable) until the server is restarted", file=sys.stderr, flush=True)
         self.gone = why
-        raise FileGone(f"the match file {self.path} {why} while the server ran: it keeps no more changes until "
-                       "the server is restarted")
+        raise FileGone(f"{why} while the server ran: it keeps no more changes until the server is restarted")
+
+    def _checkpoint(self) -> None:
+        """Copy the committed changes from the journal into the main file. A failure leaves them in the journal,
+        as committed as before: the write they belong to still stands."""
+        try:
+            self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as e:
+            print(f"allfours serve: warning: the match file {self.path}: cannot copy its journal in ({e})",
+                  file=sys.stderr, flush=True)
 
     # ------------------------------------------------------------------ writing (one transaction each)
     def _write(self, statements: list[tuple[str, tuple]], pause: bool = False) -> None:
@@ -253,6 +269,7 @@ class MatchDB:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+            self._checkpoint()  # into the main file before the answer: the journal alone may be deleted
         if pause:
             _pause("after_commit")
 
@@ -293,6 +310,7 @@ class MatchDB:
         with self._lock:
             self._check_file()
             cur = self.conn.execute("DELETE FROM matches WHERE touched < ?", (self.clock() - idle_seconds,))
+            self._checkpoint()
             return cur.rowcount
 
     # ------------------------------------------------------------------ reading
@@ -323,6 +341,17 @@ class MatchDB:
         with self._lock:
             return (self.conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0],
                     self.conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
+
+
+def _changed(path: Path, identity: tuple[int, int], what: str) -> str | None:
+    """``what`` and how it changed (deleted, replaced), or None while ``path`` is still the file ``identity``."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return f"{what} was deleted"
+    except OSError as e:
+        return f"{what} cannot be checked ({e.strerror})"
+    return None if (st.st_dev, st.st_ino) == identity else f"{what} was replaced by another file"
 
 
 __all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "FileGone", "MatchDB", "StoreError", "default_path",

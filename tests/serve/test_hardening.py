@@ -1,10 +1,12 @@
 """Hosted matches under attack (issue 39): a deletion the file does not take changes nothing, an old token
 cannot act once a join replaced it (even with the join landing mid-request), and a match file deleted or
-replaced under a running server refuses every change (503) instead of losing it at the next start."""
+replaced under a running server refuses every change (503) instead of losing it at the next start, and so does
+its journal (``-wal``) deleted or replaced, with nothing acknowledged lost (issue 51)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import warnings
 
@@ -188,4 +190,69 @@ def test_a_file_gone_is_a_sqlite_error_like_any_failed_write(tmp_path):
     os.unlink(db.path)
     with pytest.raises(sqlite3.OperationalError, match="was deleted while the server ran"):
         db.touch("x")
+    db.close()
+
+
+def _replace_journal(journal):
+    journal.with_name("other-wal").write_bytes(b"")
+    os.replace(journal.with_name("other-wal"), journal)
+
+
+@pytest.mark.parametrize("how,words", [(os.unlink, "was deleted"), (_replace_journal, "was replaced by another file")])
+def test_a_journal_gone_under_the_server_refuses_every_change_and_loses_nothing_acknowledged(tmp_path, capfd, how,
+                                                                                           words):
+    """The issue's case: the -wal file removed, more moves (once all 200), then the server killed: every match
+    was gone at the next start. Now the moves after the removal are 503, and what was acknowledged is in the
+    main file, which is all a kill -9 leaves (the journal deleted goes with the process)."""
+    path = tmp_path / "m.db"
+    journal = tmp_path / "m.db-wal"
+    app = create_app(BOTS, limits=NO_LIMITS, db=MatchDB(path))
+    store = app.state.matches
+    with TestClient(app, base_url=LOCAL) as c:
+        made = two_people(c)
+        mid, tokens = made["match_id"], {t["seat"]: t["token"] for t in made["tokens"]}
+        url = f"/v1/matches/{mid}"
+        for _ in range(4):  # a few moves, acknowledged
+            view = c.get(url, headers=auth(tokens[made["to_move"]])).json()["view"]
+            seat = view["to_move"]
+            mine = c.get(url, headers=auth(tokens[seat])).json()["view"]
+            r = c.post(url + "/moves", json={"action": mine["legal_actions"][0]}, headers=auth(tokens[seat]))
+            assert r.status_code == 200, r.text
+        acknowledged = store.record(mid)
+        seat = c.get(url, headers=auth(tokens[0])).json()["view"]["to_move"]
+        before = c.get(url, headers=auth(tokens[seat])).json()
+        assert journal.exists()
+        how(journal)
+        capfd.readouterr()
+        for _ in range(3):
+            r = c.post(url + "/moves", json={"action": before["view"]["legal_actions"][0]}, headers=auth(tokens[seat]))
+            err = r.json()["error"]
+            assert r.status_code == 503 and err["type"] == "storage_unavailable", r.text
+            assert f"the match file's journal {journal} {words} while the server ran" in err["message"]
+            assert "restarted" in err["message"] and "nothing changed" in err["message"]
+        assert c.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "random"]}).status_code == 503
+        assert c.delete(url, headers=auth(tokens[0])).status_code == 503
+        assert store.record(mid) == acknowledged and c.get(url, headers=auth(tokens[seat])).json() == before
+        logged = capfd.readouterr().err.splitlines()
+        assert len([line for line in logged if words in line]) == 1, logged  # one line, the first time
+        assert logged[0].startswith(f"allfours serve: error: the match file's journal {journal} {words} while")
+        # What a kill -9 now leaves: the main file (the deleted journal dies with the process; a replaced one is
+        # not this file's). Every acknowledged move is in it.
+        shutil.copy(path, tmp_path / "after.db")
+    store.db.close()
+    again = MatchStore(BotPool(BOTS), NO_LIMITS, db=MatchDB(tmp_path / "after.db"))
+    assert again.rebuilt == 1 and again.record(mid) == acknowledged
+    assert again.view(mid, tokens[seat]) == store.view(mid, tokens[seat])
+    again.db.close()
+
+
+def test_every_commit_is_in_the_main_file_before_the_answer(tmp_path):
+    """The journal never holds an acknowledged change alone: the main file by itself has all of them."""
+    db = MatchDB(tmp_path / "m.db")
+    store = MatchStore(BotPool(BOTS), NO_LIMITS, db=db)
+    made = store.create("seven_up", ["human", "heuristic"], seed=3)
+    shutil.copy(db.path, tmp_path / "copy.db")
+    copy = MatchDB(tmp_path / "copy.db")
+    assert copy.count() == db.count() and copy.count()[1] == len(store.record(made["match_id"])["actions"])
+    copy.close()
     db.close()

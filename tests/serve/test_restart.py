@@ -194,3 +194,43 @@ def test_kill_9_between_moves_and_during_one_loses_nothing(tmp_path):
     assert text.count("rebuilt") >= 5 and "1 rebuilt" in text
     for secret in secrets_:
         assert secret not in text, "a token or join code is in the server's log"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_the_journal_deleted_under_a_running_server_loses_no_acknowledged_move(tmp_path):
+    """Issue 51: ``rm x.db-wal``, more moves and a new match (all acknowledged then), kill -9 or SIGTERM, start
+    again: every match was a 404. Now the changes after the deletion are refused (503, one line in the log), and
+    the restarted server has every move it acknowledged."""
+    db, log, rng = tmp_path / "x.db", tmp_path / "server.log", random.Random(5)
+    server = Server(db, log)
+    status, made = server.call("POST", "/v1/matches", {"preset": "traditional", "options": OPTIONS, "seats": SEATS,
+                                                       "seed": SEED})
+    assert status == 201, made
+    mid, tokens = made["match_id"], {t["seat"]: t["token"] for t in made["tokens"]}
+    moves = [move(server, mid, tokens, rng) for _ in range(4)]
+    before = read_all(server, mid, tokens)
+    os.unlink(tmp_path / "x.db-wal")
+    seat = before[0]["view"]["to_move"]
+    for _ in range(3):
+        status, body = server.call("POST", f"/v1/matches/{mid}/moves",
+                                   {"action": before[seat]["view"]["legal_actions"][0]}, token=tokens[seat])
+        assert status == 503 and body["error"]["type"] == "storage_unavailable", body
+        assert "journal" in body["error"]["message"] and "was deleted" in body["error"]["message"]
+    status, body = server.call("POST", "/v1/matches", {"preset": "seven_up", "seats": ["human", "heuristic"]})
+    assert status == 503, body
+    assert read_all(server, mid, tokens) == before
+    server.kill9()
+    assert f"the match file's journal {tmp_path / 'x.db-wal'} was deleted while the server ran" in log.read_text()
+
+    server = Server(db, log)
+    assert read_all(server, mid, tokens) == before
+    moves.append(move(server, mid, tokens, rng))  # a new journal: the match goes on
+    assert events_of(server, mid, tokens[0]) == twin_events(moves)
+    after = read_all(server, mid, tokens)
+    os.unlink(tmp_path / "x.db-wal")
+    server.proc.send_signal(signal.SIGTERM)  # stopped, not killed: the same
+    server.proc.wait(60)
+    server.log.close()
+    server = Server(db, log)
+    assert read_all(server, mid, tokens) == after
+    server.kill9()
