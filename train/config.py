@@ -27,6 +27,8 @@ from allfours.agents.players.equity import EQUITY_MAX_TARGET, equity_for_rules
 from allfours.agents.spec.registry import make_agent
 from allfours_env.rules import MINI_PRESETS, make_rules, parse_rule_options
 
+from .magnet import MAGNETS
+
 DEFAULT_CONFIG = "yorkshire"
 
 
@@ -79,6 +81,7 @@ class TrainConfig:
     update_epochs: int = 2
     minibatch_size: int = 1024
     clip_coef: float = 0.2
+    clip_coef_final: float = 0.0  # linear schedule like lr (0 = clip_coef throughout)
     clip_vloss: bool = True
     norm_adv: bool = True
     ent_coef: float = 0.01
@@ -86,6 +89,12 @@ class TrainConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     target_kl: float = 0.0  # stop the epochs of an update early past this approx KL (0 = never)
+    # ---- the equilibrium-seeking recipe (docs/training.md): magnetic mirror descent's pull towards a magnet
+    magnet_coef: float = 0.0  # weight of KL(policy || magnet) in the loss (0 = off: the classic recipe)
+    magnet_coef_final: float = 0.0  # linear schedule like lr (equal to magnet_coef: constant)
+    magnet: str = "ema"  # how the magnet moves (allfours.train.magnet): "uniform" (never), "ema", "copy"
+    magnet_tau: float = 0.01  # ema: the share of the way to the learner's weights the magnet moves each update
+    magnet_every: int = 100  # copy: updates between the magnet's replacements by the learner's weights
     # ---- rewards
     points_reward: float = 0.1  # shaping: scale of (own side's points - others') each time points are scored
     points_reward_final: float = 0.02  # linear schedule; the match result (+1/-1) is always the main reward
@@ -103,6 +112,8 @@ class TrainConfig:
     snapshot_slots: int = 2  # snapshots active in one rollout (each costs one forward per step)
     # ---- evaluation, logging, checkpoints
     eval_every_minutes: float = 6.0  # 0 = never
+    exact_every_minutes: float = 0.0  # a mini preset: NashConv measured exactly this often (0 = never); best.pt
+    # is then the lowest measured
     eval_matches: int = 400  # each deal is played once per seating (2 matches; 3 with three players)
     eval_seed: int = 0  # the same deals at every evaluation (as `allfours eval --seed`), so curves compare
     eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
@@ -144,6 +155,23 @@ class TrainConfig:
         for name in ("lr", "gamma", "gae_lambda", "clip_coef"):
             if not 0 < getattr(self, name) <= 1:
                 raise ValueError(f"config {name} must be in (0, 1], got {getattr(self, name)}")
+        if not 0 <= self.clip_coef_final <= 1:
+            raise ValueError(f"config clip_coef_final must be in [0, 1] (0: clip_coef throughout), got "
+                             f"{self.clip_coef_final}")
+        if self.magnet_coef < 0 or self.magnet_coef_final < 0:
+            raise ValueError(f"config magnet_coef and magnet_coef_final must be >= 0, got {self.magnet_coef}, "
+                             f"{self.magnet_coef_final}")
+        if self.magnet not in MAGNETS:
+            raise ValueError(f"config magnet must be one of {', '.join(MAGNETS)}, got {self.magnet!r}")
+        if not 0 < self.magnet_tau <= 1:
+            raise ValueError(f"config magnet_tau must be in (0, 1], got {self.magnet_tau}")
+        if self.magnet_every < 1:
+            raise ValueError(f"config magnet_every must be >= 1, got {self.magnet_every}")
+        if self.exact_every_minutes < 0:
+            raise ValueError(f"config exact_every_minutes must be >= 0, got {self.exact_every_minutes}")
+        if self.exact_every_minutes > 0 and self.preset not in MINI_PRESETS:
+            raise ValueError(f"config exact_every_minutes: only a mini preset ({', '.join(MINI_PRESETS)}) is "
+                             f"measured exactly, not {self.preset!r}: set it to 0")
         if not 0 <= self.hand_lambda <= 1:
             raise ValueError(f"config hand_lambda must be in [0, 1], got {self.hand_lambda}")
         if not 0 <= self.equity_reward <= 1:
@@ -175,6 +203,15 @@ class TrainConfig:
                                  "batched form (heuristic, random and networks have): use engine: scalar (or auto)")
         self._validated = self._values()
         return self
+
+    def scheduled(self, fraction: float) -> dict[str, float]:
+        """The values that move over the budget, at ``fraction`` (0 to 1) of it: learning rate, entropy
+        coefficient, points shaping, clip and the magnet's weight, each linearly from its start to its final value."""
+        ends = {"lr": (self.lr, self.lr_final), "ent_coef": (self.ent_coef, self.ent_coef_final),
+                "points_reward": (self.points_reward, self.points_reward_final),
+                "clip_coef": (self.clip_coef, self.clip_coef_final or self.clip_coef),
+                "magnet_coef": (self.magnet_coef, self.magnet_coef_final)}
+        return {k: start + (end - start) * fraction for k, (start, end) in ends.items()}
 
     def is_validated(self) -> bool:
         """Whether ``validate`` passed on exactly the values the config holds now."""

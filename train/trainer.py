@@ -47,6 +47,8 @@ from allfours_env.rules import make_rules
 
 from .array_rollout import make_collector, resolve_engine
 from .config import TrainConfig, save_config
+from .exact_eval import ExactEvaluation
+from .magnet import Magnet
 from .ppo import ppo_update
 from .ray_workers import RayCollector
 from .rollout import KIND_NAMES, CollectParams, Rollout
@@ -144,6 +146,9 @@ class Trainer:
         if checkpoint is None and cfg.init_from:  # before any worker starts: a bad source fails fast
             self._init_weights(cfg.init_from)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=cfg.adam_eps)
+        pulled = cfg.magnet_coef > 0 or cfg.magnet_coef_final > 0
+        self.magnet = Magnet(cfg.magnet, self.net, tau=cfg.magnet_tau, every=cfg.magnet_every) if pulled else None
+        self.exact = ExactEvaluation(cfg.preset, cfg.exact_every_minutes) if cfg.exact_every_minutes > 0 else None
         self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # minibatch shuffles
         self.rng = random.Random(cfg.seed + 2)  # opponent pool draws
         shares = (cfg.opp_latest, cfg.opp_snapshot, cfg.opp_scripted)
@@ -207,6 +212,10 @@ class Trainer:
         self.opt.load_state_dict(ck["optimizer"])
         self.progress.update(ck["progress"])
         self.best_score = ck.get("best_score", -math.inf)
+        if self.magnet is not None:
+            self.magnet.load_state_dict(ck.get("magnet"))
+        if self.exact is not None:
+            self.exact.load_state_dict(ck.get("exact"))
         self.last_eval = ck.get("last_eval", {})
         rng = ck["rng"]
         torch.set_rng_state(rng["torch"])
@@ -223,6 +232,8 @@ class Trainer:
             "model": self.net.state_dict(), "optimizer": self.opt.state_dict(), "config": cfg.to_dict(),
             "progress": dict(self.progress), "seed": cfg.seed, "best_score": self.best_score,
             "last_eval": copy.deepcopy(self.last_eval), "pool": list(self.pool.names),
+            "magnet": None if self.magnet is None else self.magnet.state_dict(),
+            "exact": None if self.exact is None else self.exact.state_dict(),
             "rng": {"torch": torch.get_rng_state(), "update_gen": self.gen.get_state(),
                     "python": self.rng.getstate(), "collector": self.collector.state_dict()},
         }
@@ -368,16 +379,19 @@ class Trainer:
         try:
             while not self.budget_done() and not stop.requested:
                 t_iteration = time.perf_counter()
-                lr, ent_coef, points = self._schedules()
-                ro, collect_s = self._collect(points)
-                losses, update_s = self._update(ro, lr, ent_coef)
+                now = self._schedules()
+                ro, collect_s = self._collect(now["points_reward"])
+                losses, update_s = self._update(ro, now)
                 self._count(ro)
+                if self.magnet is not None:
+                    self.magnet.step(self.net, self.progress["updates"])
                 self._maybe_snapshot()
                 sps = ro.decisions / (collect_s + update_s)  # decisions per second through collection + update
                 if self.progress["updates"] % self.cfg.log_every_updates == 0:
-                    self._log(writer, losses, ro, lr, ent_coef, points, sps, collect_s, update_s)
+                    self._log(writer, losses, ro, now, sps, collect_s, update_s)
                 self._plan_end(time.perf_counter() - t_iteration)
                 best = self._maybe_evaluate(stop, writer, bar)
+                best = self._maybe_measure(writer, bar) or best
                 self._maybe_checkpoint(stop, best)
                 self._show_progress(bar, sps, ro)
             if stop.requested:
@@ -400,13 +414,9 @@ class Trainer:
             writer.add_text("config", "\n".join(lines), 0)
         return writer
 
-    def _schedules(self) -> tuple[float, float, float]:
-        """(learning rate, entropy coefficient, points shaping) now: each moves linearly from its start
-        to its final value over the budget (``fraction``)."""
-        cfg, frac = self.cfg, self.fraction()
-        return (cfg.lr + (cfg.lr_final - cfg.lr) * frac,
-                cfg.ent_coef + (cfg.ent_coef_final - cfg.ent_coef) * frac,
-                cfg.points_reward + (cfg.points_reward_final - cfg.points_reward) * frac)
+    def _schedules(self) -> dict[str, float]:
+        """The scheduled values now (``TrainConfig.scheduled`` at the budget's ``fraction``)."""
+        return self.cfg.scheduled(self.fraction())
 
     def _collect(self, points: float) -> tuple[Rollout, float]:
         """The next rollout (``_next_rollout``) and the seconds it took."""
@@ -417,17 +427,18 @@ class Trainer:
         ro = self._next_rollout(params)
         return ro, time.perf_counter() - t0
 
-    def _update(self, ro: Rollout, lr: float, ent_coef: float) -> tuple[dict, float]:
-        """The PPO update on ``ro`` at learning rate ``lr``: its statistics and the seconds it took."""
+    def _update(self, ro: Rollout, now: dict[str, float]) -> tuple[dict, float]:
+        """The PPO update on ``ro`` with the scheduled values ``now``: its statistics and the seconds it took."""
         cfg = self.cfg
         for group in self.opt.param_groups:
-            group["lr"] = lr
+            group["lr"] = now["lr"]
         t0 = time.perf_counter()
         torch.set_num_threads(cfg.torch_threads)
+        pull = {} if self.magnet is None else {"magnet_coef": now["magnet_coef"], "magnet": self.magnet.net}
         losses = ppo_update(self.net, self.opt, ro, epochs=cfg.update_epochs, minibatch_size=cfg.minibatch_size,
-                            clip_coef=cfg.clip_coef, ent_coef=ent_coef, vf_coef=cfg.vf_coef,
+                            clip_coef=now["clip_coef"], ent_coef=now["ent_coef"], vf_coef=cfg.vf_coef,
                             max_grad_norm=cfg.max_grad_norm, clip_vloss=cfg.clip_vloss, norm_adv=cfg.norm_adv,
-                            target_kl=cfg.target_kl, generator=self.gen)
+                            target_kl=cfg.target_kl, generator=self.gen, **pull)
         return losses, time.perf_counter() - t0
 
     def _count(self, ro: Rollout) -> None:
@@ -483,6 +494,21 @@ class Trainer:
             self.best_score = score
         bar.write(self._eval_line(results))
         return best
+
+    def _maybe_measure(self, writer, bar) -> bool:
+        """A mini preset's exact NashConv on schedule (``exact_every_minutes``) and at the end of the budget;
+        True if it is the lowest yet (best.pt keeps those weights)."""
+        if self.exact is None:
+            return False
+        self._tick()
+        p = self.progress
+        if not self.exact.due(p["train_seconds"]) and not self.budget_done():
+            return False
+        nash_conv, lowest = self.exact.measure(self.net, p["steps"], p["train_seconds"])
+        writer.add_scalar("exact/nash_conv", nash_conv, p["steps"])
+        bar.write(f"exact @ {p['steps']:,} decisions, {p['train_seconds'] / 60:.1f} min: NashConv {nash_conv:.4f}"
+                  f" (lowest {self.exact.lowest:.4f})")
+        return lowest
 
     def _maybe_checkpoint(self, stop: RunStop, best: bool) -> None:
         """``latest.pt`` (and ``best.pt`` after a best evaluation) every ``checkpoint_every_updates``
@@ -547,13 +573,13 @@ class Trainer:
         self.collector.close()
 
     # ------------------------------------------------------------------ logging helpers
-    def _log(self, writer, st, ro, lr, ent_coef, points, sps, t_collect, t_update) -> None:
+    def _log(self, writer, st, ro, now, sps, t_collect, t_update) -> None:
         step = self.progress["steps"]
         for k, v in st.items():
             writer.add_scalar(f"losses/{k}", v, step)
-        writer.add_scalar("charts/learning_rate", lr, step)
-        writer.add_scalar("charts/ent_coef", ent_coef, step)
-        writer.add_scalar("charts/points_reward", points, step)
+        writer.add_scalar("charts/learning_rate", now["lr"], step)
+        for k in ("ent_coef", "points_reward", "clip_coef", "magnet_coef"):
+            writer.add_scalar(f"charts/{k}", now[k], step)
         writer.add_scalar("charts/SPS", sps, step)  # decisions per second through collection + update
         writer.add_scalar("charts/collect_decisions_per_s", ro.decisions / t_collect, step)
         writer.add_scalar("charts/update_samples_per_s", len(ro.actions) / t_update, step)
