@@ -44,7 +44,9 @@ the reward defaults to "points".
 `infos[agent]["scores"]` always; `infos[agent]["hand_result"]` on the step a hand ends, and
 `infos[agent]["hand_results"]`, the list of every hand that ended on that step: one, or
 rarely two, when the last card of a hand is followed by a turn-up of the next deal that wins
-the match ("hand_result" is then the played hand, the first of the two).
+the match ("hand_result" is then the played hand, the first of the two). A result in an info
+holds only ints, bools, strings and lists of ints (``info_result``), so libraries that batch
+infos (Tianshou) can: -1 (``NOBODY``) where the engine's ``hand_results`` say None, "" for no trump.
 
 ### State
 `state()` (PettingZoo's global state, for a centralized critic): a float32 vector of
@@ -76,6 +78,13 @@ from .rules import check_max_moves, check_seed, make_rules
 from .view import seat_view
 
 RESET_OPTIONS = ("deal", "scores")
+NOBODY = -1  # in an info's hand result: no side took that point (the engine's None)
+
+
+def info_result(result: dict) -> dict:
+    """A hand result (a ``GameState.hand_results`` entry) as infos hold it: a side of None (nobody took that
+    point) as ``NOBODY``, no trump as "", the rest as it is (docs/rules.md section 6, Infos)."""
+    return {k: ("" if k == "trump" else NOBODY) if v is None else v for k, v in result.items()}
 
 
 def env(preset: str = "yorkshire", render_mode: str | None = None, max_moves: int | None = None, **options):
@@ -192,9 +201,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             # Usually one hand ended; rarely two (the last card, then the next turn-up won the match).
             ended = state.hand_results[self._hands_seen:]
             self._hands_seen = state.hand_no
+            shown = [info_result(r) for r in ended]
             for a in self.agents:
-                self.infos[a]["hand_result"] = ended[0]
-                self.infos[a]["hand_results"] = list(ended)
+                self.infos[a]["hand_result"] = shown[0]
+                self.infos[a]["hand_results"] = list(shown)
             if self.rules.reward == "points":
                 points = [sum(r["points"][side] for r in ended) for side in range(state.sides)]
                 for a, r in zip(self.agents, state.points_rewards(points)):

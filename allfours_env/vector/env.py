@@ -13,6 +13,7 @@ from gymnasium import spaces
 
 from ..cards import NUM_ACTIONS, NUM_CARDS, SUITS, action_name, card_code
 from ..engine import PHASE_NAMES, GameState, IllegalActionError
+from ..env import NOBODY
 from ..observation import OBS_LOW, OBS_SIZE
 from ..rules import check_max_moves, make_rules
 from .bits import ONE, U64, relabel_cards
@@ -315,12 +316,16 @@ class VectorEnv:
 
 
 def hand_results(info: dict, i: int) -> list[dict]:
-    """Game i's hands that ended on a step, as the dicts ``env()`` puts in ``infos["hand_results"]``."""
+    """Game i's hands that ended on a step, as the dicts ``env()`` puts in ``infos["hand_results"]`` (``info_result``:
+    -1 for nobody, "" for no trump; in the auction presets with the bidder, the bid and whether it was made)."""
     r = info["hand_results"]
     out = []
     for j in range(int(info["hands_ended"][i])):
-        side = {name: (None if r[name][i, j] < 0 else int(r[name][i, j])) for name in ("high", "low", "jack", "game")}
-        out.append({"trump": SUITS[r["trump"][i, j]] if r["trump"][i, j] >= 0 else None, **side,
-                    "jack_points": int(r["jack_points"][i, j]), "game_totals": r["game_totals"][i, j].tolist(),
-                    "points": r["points"][i, j].tolist()})
+        side = {name: max(int(r[name][i, j]), NOBODY) for name in ("high", "low", "jack", "game")}
+        one = {"trump": SUITS[r["trump"][i, j]] if r["trump"][i, j] >= 0 else "", **side,
+               "jack_points": int(r["jack_points"][i, j]), "game_totals": r["game_totals"][i, j].tolist(),
+               "points": r["points"][i, j].tolist()}
+        if "bidder" in r:
+            one.update(bidder=int(r["bidder"][i, j]), bid=int(r["bid"][i, j]), made=bool(r["made"][i, j]))
+        out.append(one)
     return out

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from allfours_env.cards import BEG, NUM_ACTIONS, RUN_PACK, THROW_IN, card_code, codes, parse_card
 from allfours_env.engine import GameState, IllegalActionError
+from allfours_env.env import info_result
 from allfours_env.observation import OBS_SIZE, encode
 from allfours_env.rules import make_rules
 from allfours_env.vector import VectorEnv, hand_results, twin_state
@@ -133,7 +134,7 @@ def test_vector_plays_as_gamestate(preset, options, seed, given_deal, given_scor
             seen, deals = s.hand_no, s.deals
             s.apply(int(actions[i]))
             ended = list(s.hand_results[seen:])
-            assert hand_results(info, i) == ended
+            assert hand_results(info, i) == [info_result(r) for r in ended]
             assert rewards[i].tolist() == env_rewards(s, ended)
             assert bool(terminated[i]) == s.done
             assert info["scores"][i].tolist() == s.scores
