@@ -4,7 +4,8 @@ Hosted matches are kept in an SQLite file (``--db``, default ``$XDG_STATE_HOME/a
 ``~/.local/state/allfours/matches.db``; ``--db :memory:`` keeps none), so they survive a restart.
 The server answers only the Host names it is served as (``--host``, ``--allowed-hosts``), believes forwarded
 client addresses only from the proxies ``--forwarded-allow-ips`` names, and bounds its connections
-(``--max-connections``, ``--read-timeout``): ``allfours.serve.guards`` and ``allfours.serve.listen``.
+(``--max-connections``, ``--max-connections-per-client``, ``--read-timeout``, ``--write-timeout``):
+``allfours.serve.guards`` and ``allfours.serve.listen``.
 ``bot_help`` and ``check_bots`` are shared with ``allfours bot``.
 """
 
@@ -22,7 +23,14 @@ from allfours.serve.app import create_app
 from allfours.serve.core import DEFAULT_BOTS, BotPool, RequestError, shipped_bots
 from allfours.serve.guards import Hosts, host_pattern
 from allfours.serve.hosted import MatchStore
-from allfours.serve.listen import MAX_CONNECTIONS, READ_TIMEOUT, proxy_addresses, server_config
+from allfours.serve.listen import (
+    MAX_CONNECTIONS,
+    MAX_CONNECTIONS_PER_CLIENT,
+    READ_TIMEOUT,
+    WRITE_TIMEOUT,
+    proxy_addresses,
+    server_config,
+)
 from allfours.serve.store import MEMORY, MatchDB, StoreError, default_path
 
 from .common import Parser, UsageError, fail, port, positive_float, positive_int
@@ -49,8 +57,8 @@ def check_bots(pool: BotPool, preset: str | None) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     prog = "allfours serve"
-    p = Parser(prog=prog, description="Serve the bots over HTTP (JSON API with an OpenAPI description at "
-                                      "/openapi.json and interactive docs at /docs).")
+    p = Parser(prog=prog, description="Serve the bots over HTTP: a page to play them at /play, and a JSON API "
+                                      "with an OpenAPI description at /openapi.json and interactive docs at /docs.")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, loopback only)")
     p.add_argument("--port", type=port, default=8000, help="TCP port, 1-65535 (default 8000)")
     p.add_argument("--bot", action="append", dest="bots", metavar="AGENT", help=bot_help())
@@ -67,9 +75,16 @@ def main(argv: list[str] | None = None) -> int:
                         "X-Forwarded-For believed as the client's address (default: none)")
     p.add_argument("--max-connections", type=positive_int, default=MAX_CONNECTIONS,
                    help=f"connections held open at once; one more gets 503 (default {MAX_CONNECTIONS})")
+    p.add_argument("--max-connections-per-client", type=positive_int, default=MAX_CONNECTIONS_PER_CLIENT,
+                   metavar="N", help="connections one client address may hold open at once; one more gets 503 "
+                                     f"(default {MAX_CONNECTIONS_PER_CLIENT}; a proxy named in "
+                                     "--forwarded-allow-ips is not capped)")
     p.add_argument("--read-timeout", type=positive_float, default=READ_TIMEOUT, metavar="SECONDS",
                    help="seconds a client has to send a whole request, from connecting or from its previous "
                         f"answer; then the connection is closed (default {READ_TIMEOUT:g})")
+    p.add_argument("--write-timeout", type=positive_float, default=WRITE_TIMEOUT, metavar="SECONDS",
+                   help="seconds a client has to take an answer the server holds for it (one it reads too slowly, "
+                        f"or not at all); then the connection is dropped (default {WRITE_TIMEOUT:g})")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     args = p.parse_args(argv)
     hosts = Hosts.served_as(args.host, [name for names in args.allowed_hosts for name in names])
@@ -92,10 +107,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"allfours serve: warning: match {match_id} not rebuilt: {why}", file=sys.stderr)
     kept = f"matches in {db.path} ({matches.rebuilt} rebuilt)" if db is not None else f"matches in memory ({MEMORY})"
     app = create_app(pool=pool, max_body_bytes=args.max_body_bytes, matches=matches, hosts=hosts)
-    print(f"allfours serve: bots {pool.specs} on http://{args.host}:{args.port} (docs at /docs); {kept}",
-          file=sys.stderr)
+    print(f"allfours serve: bots {pool.specs} on http://{args.host}:{args.port} (play at /play, docs at /docs); "
+          f"{kept}", file=sys.stderr)
     config = server_config(app, log_level=args.log_level, forwarded_allow_ips=args.forwarded_allow_ips or "",
-                           max_connections=args.max_connections, read_timeout=args.read_timeout)
+                           max_connections=args.max_connections, read_timeout=args.read_timeout,
+                           write_timeout=args.write_timeout, max_per_client=args.max_connections_per_client)
     try:
         run(uvicorn.Server(config), sock)
     finally:

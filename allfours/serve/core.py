@@ -29,7 +29,7 @@ from allfours_env import PRESETS, __version__, action_name
 from allfours_env.replay import ViewError, state_from_request
 from allfours_env.rules import AUCTION_PRESETS, ENGINE_PRESETS
 
-from .models import ACTION_PATTERN, CARD_PATTERN, ActRequest
+from .models import CARD_PATTERN, ActRequest
 
 DEFAULT_BOTS = ("heuristic", "search", "random")
 
@@ -50,8 +50,7 @@ class RequestError(Exception):
         return out
 
 
-_PATTERNS = {CARD_PATTERN: "a card code: a rank (2-9, T, J, Q, K, A) then a suit (C, D, H, S), e.g. 'TH'",
-             ACTION_PATTERN: "a move: a card code such as 'TH', or STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN"}
+_PATTERNS = {CARD_PATTERN: "a card code: a rank (2-9, T, J, Q, K, A) then a suit (C, D, H, S), e.g. 'TH'"}
 # Keys seat_view writes as null (a trump not yet made, no turn-up, no winner yet): null is checked against the
 # replay. Every other null means "not given", as the OpenAPI description says.
 _NULL_CHECKED = ("trump", "turnup", "winner")

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from allfours_env import GameState, action_name, make_rules, parse_action, seat_view
 
 from .core import BotPool, RequestError
+from .models import not_a_move
 from .store import FileGone, MatchDB, digest
 
 HUMAN = "human"
@@ -246,6 +247,9 @@ class MatchStore:
         match = self._get(match_id, token, client)
         with match.lock:
             seat, state = self._seat(match, token), match.state
+            why = not_a_move(action, state.rules)
+            if why is not None:  # the shape, checked here to name this game's words (models.MoveRequest)
+                raise RequestError(422, "invalid_request", why)
             if expect_seq is not None and expect_seq != match.seq:
                 raise RequestError(409, "stale", f"the match has moved on (seq {match.seq}, not {expect_seq}): "
                                                  "read it again before moving")

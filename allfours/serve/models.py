@@ -7,6 +7,7 @@ the game itself is checked by replaying it on the engine (``allfours_env.replay`
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -22,6 +23,7 @@ from allfours_env.rules import (
     ENGINE_PRESETS,
     OPTION_NAMES,
     PLAYED_PRESETS,
+    Rules,
 )
 
 SERVED_PRESETS = PLAYED_PRESETS
@@ -43,8 +45,30 @@ CARD_PATTERN = "^[2-9TJQKAtjqka][CDHScdhs]$"
 DECISION_WORDS = ("STAND", "BEG", "GIVE_ONE", "RUN_PACK", "THROW_IN", *BID_NAMES.values())
 # A move of a hosted match: a card code, a decision word or a call of the auction, in either case.
 ACTION_PATTERN = "^([2-9TJQKAtjqka][CDHScdhs]|" + "|".join(_nocase(w) for w in DECISION_WORDS) + ")$"
+
 Card = Annotated[str, Field(pattern=CARD_PATTERN)]
 Suit = Literal["C", "D", "H", "S", "c", "d", "h", "s"]
+
+
+def move_words(rules: Rules) -> list[str]:
+    """The words besides card codes that a move may be under ``rules``: the trump decisions of a turn-up preset,
+    the throw-in where it is played, the calls of the auction (the bids from ``min_bid``, the smudge if played)."""
+    words = ["STAND", "BEG", "GIVE_ONE", "RUN_PACK"] if rules.turnup else []
+    if rules.throw_in:
+        words.append("THROW_IN")
+    if rules.auction:
+        words += ["PASS", *(f"BID_{k}" for k in range(rules.min_bid, 5)), *(["SMUDGE"] if rules.smudge else [])]
+    return words
+
+
+def not_a_move(action: str, rules: Rules) -> str | None:
+    """Why ``action`` is no move at all (not a card code, nor a word of ``ACTION_PATTERN``), naming the words of
+    the game played; None for a move, which the engine then judges."""
+    if re.fullmatch(ACTION_PATTERN, action):
+        return None
+    words = move_words(rules)
+    return (f"action: {action!r} is not a move in {rules.preset}: a card code such as 'TH'"
+            + (f", or {', '.join(words)}" if words else ""))
 
 
 def _whole_numbers(x):
@@ -281,9 +305,11 @@ def match_options_schema(preset: str) -> dict:
 class MoveRequest(_Strict):
     model_config = ConfigDict(json_schema_extra={"examples": [{"action": "STAND"}, {"action": "TH", "since": 4}]})
 
-    action: str = Field(pattern=ACTION_PATTERN, description="a card code ('TH') or STAND, BEG, GIVE_ONE, RUN_PACK, "
-                                                            "THROW_IN, or in pitch and setback PASS, BID_1 to BID_4, "
-                                                            "SMUDGE (either case)")
+    # The pattern is the schema's; the server checks it after the seat's token (``not_a_move``), to name the
+    # words of the match's own game.
+    action: str = Field(min_length=1, max_length=16, json_schema_extra={"pattern": ACTION_PATTERN},
+                        description="a card code ('TH') or STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN, or in pitch and "
+                                    "setback PASS, BID_1 to BID_4, SMUDGE (either case)")
     since: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="answer the events after this seq "
                               "(default: from this move on)")
     expect_seq: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="refuse the move (409) unless the "

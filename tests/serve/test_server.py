@@ -22,7 +22,7 @@ with warnings.catch_warnings():
 
 from allfours.serve.app import create_app
 from allfours.serve.core import BotPool
-from allfours.serve.models import ActRequest
+from allfours.serve.models import ACTION_PATTERN, ActRequest
 
 REPO_CHECKPOINTS = checkpoints_dir()
 CASES = [("yorkshire", {}), ("traditional", {}), ("traditional", {"players": 2}), ("traditional", {"players": 3}),
@@ -169,6 +169,39 @@ def test_hosted_match_fields_take_their_whole_schema_range(client):
     for seats in (["", ""], ["random", "random"]):  # the schema says so too: an enum and 'contains human'
         err = error_of(client.post("/v1/matches", json={"preset": "seven_up", "seats": seats}))
         assert "at least one seat must be 'human'" in err["message"]
+
+
+@pytest.mark.parametrize("preset,options,words", [
+    ("yorkshire", {}, ["THROW_IN"]),
+    ("yorkshire", {"throw_in": False}, []),
+    ("seven_up", {}, ["STAND", "BEG", "GIVE_ONE", "RUN_PACK"]),
+    ("pitch", {}, ["PASS", "BID_2", "BID_3", "BID_4"]),
+    ("pitch", {"min_bid": 1, "smudge": True}, ["PASS", "BID_1", "BID_2", "BID_3", "BID_4", "SMUDGE"]),
+    ("setback", {}, ["PASS", "BID_2", "BID_3", "BID_4"]),
+])
+def test_not_a_move_names_the_words_of_the_game_played(client, preset, options, words):
+    """Issue 51: the message listed All Fours' words in Pitch and Setback too. Now the words of the match's own
+    game: its trump decisions only where there are turn-ups, the throw-in where it is played, the auction's
+    calls (from its lowest bid, the smudge where it is played) only in the auction presets."""
+    players = 2 if preset == "seven_up" else 4
+    made = client.post("/v1/matches", json={"preset": preset, "options": options, "seed": 3,
+                                            "seats": ["human"] + ["random"] * (players - 1)})
+    assert made.status_code == 201, made.text
+    made = made.json()
+    url, h = f"/v1/matches/{made['match_id']}/moves", {"authorization": f"Bearer {made['tokens'][0]['token']}"}
+    err = error_of(client.post(url, json={"action": "STAND!"}, headers=h))
+    assert err["type"] == "invalid_request"
+    tail = f", or {', '.join(words)}" if words else ""
+    assert err["message"] == f"action: 'STAND!' is not a move in {preset}: a card code such as 'TH'{tail}"
+    assert client.post(url, json={"action": "STAND!"}).status_code == 403  # the match's game only for its seats
+    if preset in ("pitch", "setback"):  # a word of another game is a move the engine refuses, with its reason
+        r = client.post(url, json={"action": "stand"}, headers=h)
+        assert r.status_code == 422 and r.json()["error"]["type"] == "illegal_move", r.text
+
+
+def test_the_schema_still_states_the_pattern_of_a_move(client):
+    action = client.get("/openapi.json").json()["components"]["schemas"]["MoveRequest"]["properties"]["action"]
+    assert action["pattern"] == ACTION_PATTERN and action["maxLength"] == 16
 
 
 def test_hosted_options_may_name_their_preset(client):
