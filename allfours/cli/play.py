@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import sys
 
-from allfours.agents.players.human import HumanAgent, QuitGame
+from allfours.agents.players.human import SUIT_NAMES, HumanAgent, QuitGame, bid_words, call_words
 from allfours.agents.spec import AgentSpec
 from allfours.agents.spec.bots import BOTS
 from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState, action_name
-from allfours_env.cards import JACK, SUITS, card_code
+from allfours_env.cards import BID_NAMES, BID_VALUE, BIDS, JACK, SUITS, card_code
 from allfours_env.scoring import high_low_jack
 
 from .common import Parser, UsageError, fail, nonnegative_int, seed
@@ -20,11 +20,37 @@ TRUMP_HOW = {
     False: "Trump is the suit of the first card led: the eldest hand (left of the dealer) pitches it.",
     True: "A card is turned up: the eldest hand STANDs (its suit is trump) or BEGs; then the dealer GIVEs ONE "
           "point or RUNs the PACK (three more cards each and a new turn-up).",
-    "auction": "One round of bidding from the dealer's left: PASS or bid more than the last bid, 2 to 4 points "
-               "(BID_2 ... BID_4). The highest bidder pitches: the suit of the card it leads is trump. Short of "
-               "its bid, its side loses the bid.",
 }
+# The auction's options in a newcomer's words (docs/rules.md section 8); a value not listed adds nothing.
+PRIVILEGE_HOW = {"match": " As dealer you may take the high bid at its value (the dealer's privilege).",
+                 "four": " As dealer you may take the high bid at its value when it is 4 (the dealer's privilege)."}
+ALL_PASS_HOW = {"stuck": " If everyone before the dealer passes, the dealer must bid.",
+                "redeal": " If everyone passes, the same dealer deals again.",
+                "eldest": " If everyone passes, the eldest pitches with no contract.",
+                "next_dealer": " If everyone passes, the deal passes to the left."}
 NO_BOT_YET = "search"  # the opponents of --bot bot in an auction game no shipped bot plays (pitch with 3 or 4)
+
+
+def auction_how(rules) -> str:
+    """How the auction goes under ``rules``, for the newcomer (docs/rules.md section 8)."""
+    smudge = ", or smudge (bid to take all six tricks)" if rules.smudge else ""
+    return (f"One round of bidding from the dealer's left: pass, or bid more than the highest bid so far, "
+            f"{rules.min_bid} to 4 points{smudge}. The highest bidder pitches: the suit of the card it leads is "
+            "trump. Short of its bid, its side loses the bid."
+            + PRIVILEGE_HOW.get(rules.dealer_privilege, "") + ALL_PASS_HOW.get(rules.all_pass, ""))
+
+
+def call_line(state, seat: int, action: int, name: str | None) -> str:
+    """What the table hears of a move: a card or decision by its code, an auction call in words (``name``: the
+    bot's; None for the person at the terminal); a second line when the dealer's privilege takes the high bid."""
+    who = f"player_{seat} ({name})" if name else "You"
+    if action not in BID_NAMES:
+        return f"{who}: {action_name(action)}" if name else f"You play {action_name(action)}"
+    line = f"{who} {call_words(action, you=not name)}"
+    if action in BIDS and seat == state.dealer and BID_VALUE[action] == state.bid:  # only the privilege allows it
+        line += (f"\nThe dealer takes the bid at its value ({state.bid}) under the dealer's privilege "
+                 "(docs/rules.md section 8).")
+    return line
 
 
 def trump_cards(dealt: list[int], trump: int) -> tuple[str | None, str | None, str]:
@@ -41,8 +67,11 @@ def hand_summary(result: dict, scores: list[int], side_of_human: int, dealt: lis
         if side is None:
             return "nobody"
         return f"side {side}" + (" (you)" if side == side_of_human else "")
-    lines = ["=== hand over ===", f"Trump: {result['trump'] or 'not settled'}"]
-    if result["high"] is None and result["game"] is None:
+    lines = ["=== hand over ===", f"Trump: {SUIT_NAMES[result['trump']] if result['trump'] else 'not settled'}"]
+    no_contract = "bidder" in result and result["bidder"] is None  # every player passed (all_pass, section 8)
+    if no_contract and result["trump"] is None:
+        lines.append("Every player passed: the hand was not played.")
+    elif result["high"] is None and result["game"] is None:
         lines.append("The hand ended before play (a turn-up or take-one reached the target).")
     else:
         high = low = jack = ""
@@ -54,10 +83,11 @@ def hand_summary(result: dict, scores: list[int], side_of_human: int, dealt: lis
                   f"Jack: {who(result['jack'])}{jack}" + (f" {result['jack_points']} point(s)"
                                                           if result["jack"] is not None else " not dealt"),
                   f"Game: {who(result['game'])}   card points {totals}"]
-    if "bidder" in result:  # the auction presets (docs/rules.md section 8)
-        bid = "a smudge" if result["bid"] == 5 else f"{result['bid']}"
-        lines.append(f"Contract: player_{result['bidder']} bid {bid}: "
+    if "bidder" in result and not no_contract:  # the auction presets (docs/rules.md section 8)
+        lines.append(f"Contract: player_{result['bidder']} bid {bid_words(result['bid'])}: "
                      + ("made" if result["made"] else f"set back {result['bid']}"))
+    elif no_contract and result["trump"]:
+        lines.append("Contract: none (every player passed and the eldest pitched)")
     lines.append("Points this hand: " + "  ".join(f"side {s}: {p}" for s, p in enumerate(result["points"])))
     lines.append("Match score:      " + "  ".join(f"side {s}: {p}" for s, p in enumerate(scores)))
     return "\n".join(lines)
@@ -81,14 +111,13 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
     with_partner = f", partnered with player_{partner[0]}." if partner else "."
     human.say(f"All Fours, {rules.preset}, {rules.players} players, first to {rules.target}. "
               f"You are player_{human_seat}{with_partner} Type 'help' for help.\n"
-              f"{TRUMP_HOW['auction' if rules.auction else rules.turnup]}")
+              f"{auction_how(rules) if rules.auction else TRUMP_HOW[rules.turnup]}")
     hands_seen = state.hand_no
     try:
         while not state.done:
             seat = state.current_player
             action = agents[seat](state, seat)
-            human.say("You play " + action_name(action) if seat == human_seat
-                      else f"player_{seat} ({agents[seat].name}): {action_name(action)}")
+            human.say(call_line(state, seat, action, None if seat == human_seat else agents[seat].name))
             tricks, last, redeals = len(state.tricks), state.last_hand, state.redeals
             state.apply(action)
             if state.redeals > redeals and state.hand_no == hands_seen:

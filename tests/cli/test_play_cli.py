@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
 
 import pytest
 
+from allfours.agents.base import Agent
 from allfours.agents.players.human import parse_entry
-from allfours_env.cards import BEG, STAND
+from allfours.cli.play import hand_summary, play_match
+from allfours_env import GameState, make_rules
+from allfours_env.cards import BEG, BIDS, PASS, SMUDGE, STAND
 
 
 def run_play(args, stdin_text, timeout=120):
@@ -51,19 +55,115 @@ def test_the_bot_of_an_auction_game_is_its_shipped_bot_where_there_is_one():
     assert default_bot(make_rules("yorkshire")) == "bot:yorkshire"
 
 
+# An entry every prompt takes in the end: "pass" in the bidding, where it is refused a stuck dealer bids 2, and
+# in play (where "pass" and "bid 2" are refused with a line) the first card.
+AUCTION_SCRIPT = "pass\nbid 2\n1\n" * 1500
+
+
 @pytest.mark.parametrize("preset, extra", [("pitch", ["--players", "2"]), ("setback", [])])
 @pytest.mark.subprocess
 def test_a_person_plays_an_auction_preset(preset, extra):
-    """docs/rules.md section 8 at the terminal: the bids in words, the contract, the set-back or the bid made."""
-    proc = run_play(["--preset", preset, "--bot", "heuristic", "--seed", "3", *extra], "1\n" * 2000)
+    """docs/rules.md section 8 at the terminal: "Each player in turn either passes (PASS) or bids more than the
+    highest bid so far": the bids in words, by their value; the contract, the set-back or the bid made; the
+    trump by its name."""
+    proc = run_play(["--preset", preset, "--bot", "heuristic", "--seed", "3", *extra], AUCTION_SCRIPT)
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in out + proc.stderr and "wins the match" in out
     assert "One round of bidding" in out.split("\n--- hand 1")[0]
-    assert "PASS (no bid)" in out and "BID_2 (bid 2: make 2 points or lose 2)" in out
-    assert re.search(r"Bids: player_\d (PASS|BID_\d)", out) and re.search(r"Pitcher: player_\d for \d", out)
+    # the menu lists each bid by its value, the calls are said in words, and no engine code is shown
+    assert re.search(r"\n {4}pass  no bid\n {7}2  bid 2: make 2 points or lose 2", out)
+    assert re.search(r"player_\d \(heuristic\) (passes|bids [2-4])\n", out) and "You pass\n" in out
+    assert re.search(r"Bids: player_\d (passes|bids \d)", out) and re.search(r"Pitcher: player_\d for \d", out)
+    assert not re.search(r"\b(PASS|BID_\d|SMUDGE)\b", out), re.search(r".*\b(PASS|BID_\d|SMUDGE)\b.*", out)[0]
+    assert "You may not pass: the auction is over" in out  # "pass" during play: one line saying why
     assert re.search(r"Contract: player_\d bid \d: (made|set back \d)", out)
+    summaries = out.split("=== hand over ===\n")[1:]
+    assert summaries and all(re.match(r"Trump: (clubs|diamonds|hearts|spades)\n", x) for x in summaries), summaries[0]
     assert "Trick: Trick" not in out
+
+
+class Caller(Agent):
+    """A scripted seat: in the bidding its call (``bid`` points when legal, else it passes), then the first
+    legal card."""
+
+    name = "scripted"
+
+    def __init__(self, bid: int = 0):
+        super().__init__()
+        self.bid = BIDS[bid - 1] if bid else PASS
+
+    def act(self, state, seat):
+        legal = state.legal_actions()
+        if legal[0] >= PASS:
+            return self.bid if self.bid in legal else PASS
+        return legal[0]
+
+
+def play_hand_one(preset: str, entries: str, human: str, bids: dict[str, int], seed: int = 0) -> str:
+    """The terminal game in process, read through its input: the person at the seat ``human`` names ("dealer",
+    "eldest") types ``entries`` then quits; the scripted seats named in ``bids`` bid (the others pass)."""
+    rules = make_rules(preset)
+    first = GameState.new(rules, seed=seed)
+    seats = {"dealer": first.dealer, "eldest": (first.dealer + 1) % rules.players,
+             "second": (first.dealer + 2) % rules.players}
+    me = seats[human]
+    bots = {s: Caller(next((b for k, b in bids.items() if seats[k] == s), 0)) for s in range(rules.players) if s != me}
+    out = io.StringIO()
+    assert play_match(rules, me, bots, seed, stdin=io.StringIO(entries + "quit\n"), stdout=out) == 0
+    return out.getvalue().replace(f"player_{me} ", "player_ME ")
+
+
+def test_the_number_typed_in_the_bidding_is_the_bid():
+    """docs/rules.md section 8: "Each player in turn either passes (PASS) or bids more than the highest bid so
+    far, from the lowest bid (min_bid, 2; 1 the older rule) to 4": typing 3, "bid 3" or "BID_3" bids three,
+    "pass" passes, and a bid too low or out of range is refused with one line saying why."""
+    for typed in ("3", "bid 3", "BID_3", "Bid3"):
+        out = play_hand_one("setback", f"{typed}\n", "eldest", {})
+        assert "You bid 3\n" in out and "Bids: player_ME bids 3, " in out, (typed, out)
+    out = play_hand_one("setback", "pass\n", "eldest", {"second": 2})
+    assert "You pass\n" in out and re.search(r"Bids: player_ME passes, player_\d bids 2", out), out
+    out = play_hand_one("setback", "1\nbid 9\n0\n4\n", "eldest", {})
+    assert "You may not bid 1: the lowest bid is 2.\n" in out
+    assert "Bad entry 'bid 9': type a bid from 2 to 4 or 'pass'.\n" in out
+    assert "Bad entry '0': type a bid from 2 to 4 or 'pass'.\n" in out and "You bid 4\n" in out
+    # Auction Pitch, the dealer stuck (all_pass "stuck": "the dealer may not pass and must bid at least the
+    # lowest bid"): the menu offers no pass, and "pass" is refused in the engine's words
+    out = play_hand_one("pitch", "pass\n2\n", "dealer", {})
+    assert "Your call: type a bid from 2 to 4.\n" in out and "    pass  no bid" not in out.split("You bid 2")[0]
+    assert "You may not pass: every other player passed: the dealer is stuck and must bid.\n" in out
+    assert "You bid 2\n" in out
+
+
+def test_the_dealer_taking_the_bid_under_the_privilege_is_said():
+    """docs/rules.md section 8, setback's dealer_privilege "match": "the dealer may take the high bid at its
+    value". The menu shows each bid by its value (the dealer's 2 marked as the privilege), typing 3 outbids,
+    typing 2 takes the bid at 2, and the table is told so in one line."""
+    out = play_hand_one("setback", "3\n", "dealer", {"eldest": 2})
+    assert re.search(r"player_\d \(scripted\) bids 2\n", out) and "player_ME bids 3" in out
+    assert "You bid 3\n" in out and "privilege (docs" not in out
+    out = play_hand_one("setback", "2\n", "dealer", {"eldest": 2})
+    menu = out.split("Your call: ")[1].split("Your move:")[0]
+    assert menu.splitlines()[1:] == [
+        "    pass  no bid",
+        "       2  bid 2: make 2 points or lose 2 (as dealer, take the bid at its value: the dealer's privilege)",
+        "       3  bid 3: make 3 points or lose 3",
+        "       4  bid 4: make 4 points or lose 4"], menu
+    assert ("You bid 2\nThe dealer takes the bid at its value (2) under the dealer's privilege "
+            "(docs/rules.md section 8).\n") in out
+    assert re.search(r"Bids: player_\d bids 2, player_\d passes, player_\d passes, player_ME bids 2 "
+                     r"  Pitcher: player_ME for 2\n", out), out
+    # a bot dealer taking the bid is said the same way
+    out = play_hand_one("setback", "pass\n", "eldest", {"dealer": 2, "second": 2})
+    assert re.search(r"player_\d \(scripted\) bids 2\nThe dealer takes the bid at its value \(2\) under the "
+                     r"dealer's privilege", out), out
+
+
+def test_the_hand_summary_names_the_trump_suit():
+    """The summary says the trump as the rest of the game does ("diamonds", not "D")."""
+    result = {"trump": "D", "high": None, "low": None, "jack": None, "jack_points": 0, "game": None,
+              "game_totals": [0, 0], "points": [1, 0]}
+    assert hand_summary(result, [1, 0], 0).splitlines()[1] == "Trump: diamonds"
 
 
 @pytest.mark.subprocess
@@ -109,3 +209,8 @@ def test_parse_entry_accepts_numbers_codes_and_words_and_explains_bad_ones():
     assert "not legal now" in parse_entry("TH", legal)
     assert "choose a number from 1 to 2" in parse_entry("3", legal)
     assert "Please enter a move" in parse_entry("", legal)
+    calls = [PASS, *BIDS[1:], SMUDGE]  # in the bidding a number is the bid's value, not its place in the menu
+    assert parse_entry("3", calls) == parse_entry("bid 3", calls) == parse_entry("BID_3", calls) == BIDS[2]
+    assert parse_entry("pass", calls) == parse_entry("p", calls) == PASS and parse_entry("smudge", calls) == SMUDGE
+    assert parse_entry("1", calls).startswith("You may not bid 1;")
+    assert parse_entry("5", calls) == "Bad entry '5': type a bid from 2 to 4, 'pass' or 'smudge'."
