@@ -45,8 +45,9 @@ from ..players.search import SearchAgent
 from .bots import BOTS
 from .grammar import EXPERIMENTAL, OPTIONS, AgentSpec, check_seats, expect_spec
 
-AUCTION_AGENTS = ("heuristic", "random", "search", "br")  # the players that play the auction presets so far, and
-# the networks trained on them (bot:pitch, bot:setback, a checkpoint of a run of configs/pitch.yaml or setback.yaml)
+# the players that play the auction presets so far (sb3: a model of 63 actions, checked once it is loaded), and the
+# networks trained on them (bot:pitch, bot:setback, a checkpoint of a run of configs/pitch.yaml or setback.yaml)
+AUCTION_AGENTS = ("heuristic", "random", "search", "br", "ismcts", "sb3")
 
 
 def _ismcts(**params) -> Agent:
@@ -119,7 +120,12 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
             agent.seed(seed)
         return agent
     if spec.name == "sb3":  # a MaskablePPO model (agents/adapters/sb3_agent.py)
-        return SB3Agent(spec.target, seed=seed)
+        agent = SB3Agent(spec.target, seed=seed)
+        actions = int(agent.model.action_space.n)
+        if preset in AUCTION_PRESETS and actions < NUM_ACTIONS:
+            raise ValueError(f"{spec.label} was trained on All Fours' {actions} actions, without the auction's calls: "
+                             f"it does not play {preset}")
+        return agent
     params = spec.options
     params.setdefault("seed", seed)
     if spec.name.startswith(EXPERIMENTAL):
