@@ -57,7 +57,6 @@ _GIVE_RUN = 1 << GIVE_ONE | 1 << RUN_PACK
 
 
 SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
-SCORE_FLOOR = 1000  # the lowest score a match may start from in the auction presets is -1000
 
 
 class IllegalActionError(ValueError):
@@ -400,13 +399,20 @@ class GameState:
             self.bidder = p
         if p != self.dealer:
             self.current = (p + 1) % self.n
-        elif self.bidder < 0:  # every player passed, under all_pass="redeal"
-            self._redeal()
-        else:  # the pitcher leads, and the card it leads names trump (``_play``)
-            self.phase = PLAY
-            self.current = self.bidder
-            if self.events is not None:
-                self.events.append(events.contract(self.bidder, self.bid))
+            return
+        if self.bidder < 0:  # every player passed (all_pass is not "stuck")
+            if self.rules.all_pass == "redeal":
+                self._redeal()
+                return
+            if self.rules.all_pass == "next_dealer":
+                self._pass_out()
+                return
+        # the pitcher leads, and the card it leads names trump (``_play``); when every player passed under
+        # all_pass="eldest", the eldest pitches without a contract (no bidder: a bid of 0)
+        self.phase = PLAY
+        self.current = self.bidder if self.bidder >= 0 else self.eldest
+        if self.events is not None:
+            self.events.append(events.contract(self.current, self.bid))
 
     def _throw_in(self) -> None:
         p = self.current
@@ -568,6 +574,16 @@ class GameState:
             self.events.append(events.hand_result(self.hand_no - 1, self.hand_results[-1], self.scores))
         self._next_hand()
 
+    def _pass_out(self) -> None:
+        """Every player passed, under ``all_pass="next_dealer"`` (docs/rules.md section 8): the deal ends with
+        nothing scored and the next dealer deals (in a one-hand episode, the episode ends)."""
+        self.hand_results += ({"trump": None, "high": None, "low": None, "jack": None, "jack_points": 0, "game": None,
+                               "game_totals": [0] * self.sides, "points": self.hand_points[:], "bidder": None,
+                               "bid": 0, "made": False},)
+        if self.events is not None:
+            self.events.append(events.hand_result(self.hand_no - 1, self.hand_results[-1], self.scores))
+        self._next_hand()
+
     def _set_trump_and_play(self, suit: int) -> None:
         self.trump = suit
         self.phase = PLAY
@@ -581,7 +597,7 @@ class GameState:
     def _award_all(self, awards, counted: list | None = None) -> bool:
         """Add (side, points) awards in order, stopping once a side reaches the target (True: match over);
         ``counted`` gets the index of each award added (``scoring.tally``)."""
-        winner = tally(awards, self.scores, self.hand_points, self.rules.target, counted)
+        winner = tally(awards, self.scores, self.hand_points, self.rules.target, counted, self.rules.floor)
         if winner is None:
             return False
         self._win(winner)
@@ -624,7 +640,7 @@ class GameState:
         counted = [] if self.events is not None else None
         if self.rules.auction:
             order, made = self._contract(awards)
-            result.update(bidder=self.bidder, bid=self.bid, made=made)
+            result.update(bidder=self.bidder if self.bidder >= 0 else None, bid=self.bid, made=made)
             got: list[int] = []
             ended = self._award_all([(sd, pts) for _, sd, pts in order], got)
             if counted is not None:
@@ -645,8 +661,13 @@ class GameState:
     def _contract(self, awards) -> tuple[list[tuple[int, int | None, int]], bool]:
         """The hand's awards as they count after this hand's auction (``scoring.contract``, docs/rules.md
         section 8)."""
+        if self.bidder < 0:  # pitched without a contract (all_pass="eldest"): every point in the order it counts
+            return contract(awards, None, 0, False, "order")
         b = self.side(self.bidder)
-        every = all(self.side(w) == b for _, _, w in self.tricks)
+        if self.rules.smudge_points:  # a smudge made by winning High, Low, Jack and Game (so the Jack was dealt)
+            every = all(sd == b for sd, _ in awards)
+        else:  # by taking every trick
+            every = all(self.side(w) == b for _, _, w in self.tricks)
         return contract(awards, b, self.bid, every, self.rules.going_out)
 
     def _win(self, side: int) -> None:
@@ -743,10 +764,11 @@ def _result(trump: int, awards, totals: list[int]) -> dict:
 def _check_scores(scores, rules: Rules) -> list[int]:
     if not isinstance(scores, (list, tuple)) or len(scores) != rules.sides:
         raise ValueError(f"scores must be a list of {rules.sides} ints (one per side), got {scores!r}")
-    low = -SCORE_FLOOR if rules.auction else 0  # a side set back may go below nothing (section 8)
+    low = rules.lowest_score  # None: a side set back may go below nothing without end (sections 6 and 8)
     for v in scores:
-        if not isinstance(v, int) or isinstance(v, bool) or not low <= v < rules.target:
-            raise ValueError(f"each score must be an int from {low} to {rules.target - 1} (target {rules.target}), "
+        if not isinstance(v, int) or isinstance(v, bool) or not (low is None or low <= v) or v >= rules.target:
+            span = f"below {rules.target}" if low is None else f"from {low} to {rules.target - 1}"
+            raise ValueError(f"each score must be an int {span} (target {rules.target}{', floor' * rules.floor}), "
                              f"got {scores!r}")
     return list(scores)
 

@@ -47,9 +47,11 @@ class Rules:
     partnerships: bool = True
     # The auction presets (docs/rules.md section 8): trump is won in one round of bidding, and the pitcher's
     # first lead names it. ``min_bid`` the lowest bid; ``dealer_privilege`` "none", "match" (the dealer may take
-    # the high bid at its value) or "four" (only a bid of four); ``all_pass`` "stuck" (the dealer must bid) or
-    # "redeal"; ``low_to`` "holder" or "capturer"; ``going_out`` "bidder" (the bidder's side counts first) or
-    # "order" (points count in the order High, Low, Jack, Game); ``smudge``: a bid to take all six tricks.
+    # the high bid at its value) or "four" (only a bid of four); ``all_pass`` "stuck" (the dealer must bid),
+    # "redeal" (the same dealer deals again), "eldest" (the eldest pitches, no contract) or "next_dealer" (the deal
+    # passes on); ``low_to`` "holder" or "capturer"; ``going_out`` "bidder" (the bidder's side counts first) or
+    # "order" (points count in the order High, Low, Jack, Game); ``smudge``: a bid to take all six tricks
+    # (``smudge_points``: to win all four points instead); ``floor``: a side at or below minus the target loses.
     auction: bool = False
     min_bid: int = 2
     dealer_privilege: str = "none"
@@ -57,6 +59,8 @@ class Rules:
     low_to: str = "holder"
     going_out: str = "bidder"
     smudge: bool = False
+    smudge_points: bool = False
+    floor: bool = False
     deck: int = field(init=False, repr=False, compare=False)  # the pack as a card mask
     cards: tuple = field(init=False, repr=False, compare=False)  # the pack's card ids, ascending
 
@@ -76,6 +80,15 @@ class Rules:
     def family(self) -> str:
         """The rule text the preset follows (a mini preset is seven_up on a small pack): the observation's slot."""
         return MINI_BASE if self.preset in MINI_PRESETS else self.preset
+
+    @property
+    def lowest_score(self) -> int | None:
+        """The lowest score a side can hold while its match goes on (docs/rules.md sections 6 and 8): 0 in All
+        Fours' presets (scores only grow); with ``floor``, one above minus the target (there the side has lost);
+        None in the auction presets without it, where a side set back hand after hand has no lowest score."""
+        if not self.auction:
+            return 0
+        return 1 - self.target if self.floor else None
 
     @property
     def full_deck(self) -> bool:
@@ -108,8 +121,9 @@ class Rules:
                "reward": self.reward, "episode": self.episode, "low_cut_deals": self.low_cut_deals}
         if not self.full_deck or self.hand_cards != HAND_SIZE or self.run_out != "redeal":  # full decks: as before
             out.update(suits=self.suits, ranks=self.ranks, hand_cards=self.hand_cards, run_out=self.run_out)
-        if self.auction:
-            out.update({k: getattr(self, k) for k in AUCTION_OPTIONS})
+        if self.auction:  # the later options only when on, so rules written before them read the same
+            out.update({k: getattr(self, k) for k in AUCTION_OPTIONS if k not in LATER_AUCTION_OPTIONS
+                        or getattr(self, k)})
         return out
 
 
@@ -154,10 +168,13 @@ ALLOWED_PLAYERS = {"yorkshire": (4,), "traditional": (2, 3, 4), "seven_up": (2,)
 OPTION_NAMES = ("players", "target", "must_follow_suit", "throw_in", "reward", "episode", "low_cut_deals")
 DECK_OPTIONS = ("suits", "ranks", "hand_cards", "run_out")  # the pack (section 7)
 # The auction presets' own options (section 8), refused for the others.
-AUCTION_OPTIONS = ("min_bid", "dealer_privilege", "all_pass", "low_to", "going_out", "smudge", "partnerships")
+AUCTION_OPTIONS = ("min_bid", "dealer_privilege", "all_pass", "low_to", "going_out", "smudge", "partnerships",
+                   "smudge_points", "floor")
+# Added after bots were trained and views stored: ``to_dict`` writes them only when on (their default is off).
+LATER_AUCTION_OPTIONS = ("smudge_points", "floor")
 RULE_OPTIONS = OPTION_NAMES + DECK_OPTIONS + AUCTION_OPTIONS
 AUCTION_CHOICES = {  # the auction options that take a word, and their words
-    "dealer_privilege": ("none", "match", "four"), "all_pass": ("stuck", "redeal"),
+    "dealer_privilege": ("none", "match", "four"), "all_pass": ("stuck", "redeal", "eldest", "next_dealer"),
     "low_to": ("holder", "capturer"), "going_out": ("bidder", "order")}
 
 
@@ -239,6 +256,11 @@ def _check_auction(rules: Rules, options: dict) -> None:
     an auction option given to another preset)."""
     if options.get("partnerships") and rules.players != 4:
         raise ValueError(f"option partnerships needs 4 players, got {rules.players}")
+    if rules.floor and rules.sides != 2:  # with three or four sides no text says who wins when one sinks
+        raise ValueError(f"option floor needs two sides (setback, or pitch with 2 players or in partnerships), got "
+                         f"{rules.sides}")
+    if rules.smudge_points and not rules.smudge:
+        raise ValueError("option smudge_points needs smudge=True: it says how a smudge is made")
     if rules.preset == "setback" and not rules.partnerships:
         raise ValueError("setback is played in fixed partnerships: partnerships must stay true")
     if not rules.auction:
@@ -274,7 +296,7 @@ _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "on": Tru
 _OPTION_KINDS = {"players": int, "target": int, "must_follow_suit": bool, "throw_in": bool, "reward": str,
                  "episode": str, "low_cut_deals": bool, "suits": int, "ranks": str, "hand_cards": int, "run_out": str,
                  "min_bid": int, "dealer_privilege": str, "all_pass": str, "low_to": str, "going_out": str,
-                 "smudge": bool, "partnerships": bool}
+                 "smudge": bool, "partnerships": bool, "smudge_points": bool, "floor": bool}
 
 
 def check_rule_option(name: str, value, preset: str | Rules | None = None) -> None:
@@ -293,7 +315,7 @@ def check_rule_option(name: str, value, preset: str | Rules | None = None) -> No
     elif _OPTION_KINDS[name] is bool and not isinstance(value, bool):
         raise ValueError(f"option {name} must be True or False, got {value!r}")
     elif name == "low_cut_deals" and value and base is not None and base.first_dealer != "cut":
-        raise ValueError("option low_cut_deals only applies to a preset that cuts for deal (seven_up)")
+        raise ValueError("option low_cut_deals only applies to a preset that cuts for deal (seven_up, pitch, setback)")
     elif name == "reward" and value not in ("match", "points"):
         raise ValueError(f"reward must be 'match' or 'points', got {value!r}")
     elif name == "episode" and value not in ("match", "hand"):

@@ -66,10 +66,12 @@ def hand_awards(high, low, jack_dealt, jack_won, game_totals, hang: bool, tie_si
     return (high, 1), (low, 1), jack, (game, 1)
 
 
-def tally(awards, scores: list[int], points: list[int], target: int, counted: list | None = None) -> int | None:
+def tally(awards, scores: list[int], points: list[int], target: int, counted: list | None = None,
+          floor: bool = False) -> int | None:
     """Add each (side, points) award in order to ``scores`` and ``points`` (lists, changed in place),
-    stopping the moment a side reaches ``target``: that side (it wins the match), else None.
-    ``counted``, if given, gets the index in ``awards`` of each award that was added."""
+    stopping the moment a side reaches ``target``: that side (it wins the match), else None. With ``floor``
+    (two sides only), a side set back to minus the target or below loses: the match stops too, and the other
+    side wins (docs/rules.md section 8). ``counted``, if given, gets the index in ``awards`` of each award added."""
     for i, (side, p) in enumerate(awards):
         if side is not None:
             scores[side] += p
@@ -78,17 +80,21 @@ def tally(awards, scores: list[int], points: list[int], target: int, counted: li
                 counted.append(i)
             if scores[side] >= target:
                 return side
+            if floor and scores[side] <= -target:
+                return 1 - side
     return None
 
 
 def contract(awards, bidder_side: int, bid: int, took_every_trick: bool, going_out: str) -> tuple[list, bool]:
     """The hand's ``awards`` (``hand_awards``) as they count after an auction (docs/rules.md section 8), as
     (award index, side or None, points) in the order they count (index ``SET_BACK``: the set-back), and
-    whether the bidder's side made its bid. ``bid`` 5 is the smudge, made by ``took_every_trick``; another
+    whether the bidder's side made its bid. ``bid`` 5 is the smudge, made by ``took_every_trick`` (the caller's
+    test: every trick, or with ``smudge_points`` all four points); another
     bid is made when the bidder's side wins that many of the awards' points. Short of its bid, the bidder's
     side loses the bid instead of what it made; the others keep theirs. ``going_out="bidder"``: the bidder's
     side counts first; ``"order"``: High, Low, Jack, Game. A smudge made counts the bidder's side alone (and
-    wins the match: the caller's rule)."""
+    wins the match: the caller's rule). No contract (``bidder_side`` None, ``bid`` 0: all passed under
+    ``all_pass="eldest"``) is always made."""
     b = bidder_side
     made = took_every_trick if bid == 5 else sum(pts for sd, pts in awards if sd == b) >= bid
     listed = [(i, sd, pts) for i, (sd, pts) in enumerate(awards)]

@@ -282,12 +282,16 @@ class Games:
         on = r[~last]
         self.current[on] = (self.current[on] + 1) % self.n
         end = r[last]
-        redeal = end[self.bidder[end] < 0]  # every player passed, under all_pass="redeal": the same dealer again
-        self.redeals[redeal] += 1
-        self._deal(redeal)
-        go = end[self.bidder[end] >= 0]  # the pitcher leads; its card names trump
-        self.phase[go] = PLAY
-        self.current[go] = self.bidder[go]
+        passed = end[self.bidder[end] < 0]  # every player passed (all_pass is not "stuck")
+        if self.rules.all_pass == "redeal":  # the same dealer deals again
+            self.redeals[passed] += 1
+            self._deal(passed)
+        elif self.rules.all_pass == "next_dealer":  # nothing scored, and the deal passes on
+            self._end_before_play(passed)
+            self._next_hand(passed)
+        go = end[self.bidder[end] >= 0] if self.rules.all_pass != "eldest" else end
+        self.phase[go] = PLAY  # the pitcher leads, its card names trump; "eldest": the eldest, without a contract
+        self.current[go] = np.where(self.bidder[go] >= 0, self.bidder[go], self.eldest[go])
 
     def _to_play(self, rows, trump) -> None:
         self.trump[rows] = trump
@@ -392,6 +396,10 @@ class Games:
             sc += (self.side_ids == s[:, None]) * np.where(give, pts[:, j], 0)[:, None]
             hit = give & (sc >= self.rules.target).any(1)  # only side s moved, and nobody was there before
             win = np.where(hit, s, win)
+            if self.rules.floor:  # two sides: a side at minus the target or below loses, the other wins
+                sunk = give & ~hit & (sc <= -self.rules.target).any(1)
+                win = np.where(sunk, 1 - s, win)
+                hit |= sunk
             alive &= ~hit
         self.scores[rows] = sc
         self.hand_points[rows] += sc - before
@@ -409,12 +417,13 @@ class Games:
         self.res_n[rows] += 1
 
     def _end_before_play(self, rows) -> None:
-        """A turn-up or take-one won the match before any card was played."""
+        """A hand that ended before any card was played: a turn-up or take-one won the match, the hand was void, or
+        every player passed under all_pass="next_dealer" (no bidder, no bid)."""
         if not rows.size:
             return
         cols = np.tile(self.res_clear, (rows.size, 1))
         cols[:, 0] = self.trump[rows]
-        cols[:, 6 + self.k:] = self.hand_points[rows]
+        cols[:, 6 + self.k:6 + 2 * self.k] = self.hand_points[rows]
         self._record(rows, cols)
 
     def _captured(self, h) -> np.ndarray:
@@ -461,14 +470,18 @@ class Games:
     def _contract(self, h, sides, pts, cap) -> np.ndarray:
         """Count the hand after an auction (as ``GameState._contract``: the set-back, going out, the smudge);
         True where the bidder's side made its bid."""
-        b, value = self.side_of[self.bidder[h]], self.bid[h]
+        contract = self.bidder[h] >= 0  # else pitched without one (all_pass="eldest"): a bid of 0, in the order
+        b, value = np.where(contract, self.side_of[self.bidder[h]], -2), self.bid[h]
         mine = sides == b[:, None]
-        smudged = (np.where(self.side_ids[None, :] == b[:, None], U64(0), cap) == 0).all(1)  # every trick
+        if self.rules.smudge_points:  # a smudge made by winning High, Low, Jack and Game
+            smudged = mine.all(1)
+        else:  # by taking every trick
+            smudged = (np.where(self.side_ids[None, :] == b[:, None], U64(0), cap) == 0).all(1)
         made = np.where(value == 5, smudged, (pts * mine).sum(1) >= value)
         nobody = np.full_like(sides, -1)
         mine_sides, other_sides = np.where(mine, sides, -1), np.where(mine, -1, sides)
         first = np.where(made, -1, b)[:, None]  # the set-back, counted first
-        bidder_first = made & (value < 5) & (self.rules.going_out == "bidder")
+        bidder_first = made & (value < 5) & (self.rules.going_out == "bidder") & contract
         head = np.where(~made[:, None], other_sides,
                         np.where((value == 5)[:, None] | bidder_first[:, None], mine_sides, sides))
         tail = np.where(bidder_first[:, None], other_sides, nobody)

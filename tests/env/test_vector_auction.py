@@ -21,6 +21,13 @@ CONFIGS = [
     ("pitch", {"partnerships": True, "low_to": "capturer", "going_out": "order", "all_pass": "redeal"}),
     ("setback", {}),
     ("setback", {"smudge": True, "dealer_privilege": "four", "target": 21}),
+    # the options of the texts that differ (docs/rules.md section 8): the losing floor, all passing with the eldest
+    # pitching or the deal passed on, the smudge made by all four points
+    ("setback", {"floor": True, "smudge": True, "smudge_points": True}),
+    ("setback", {"floor": True, "target": 3, "all_pass": "next_dealer"}),
+    ("pitch", {"players": 3, "all_pass": "eldest", "min_bid": 1}),
+    ("pitch", {"players": 2, "all_pass": "next_dealer", "floor": True, "going_out": "order"}),
+    ("pitch", {"partnerships": True, "all_pass": "eldest", "smudge": True, "smudge_points": True, "floor": True}),
 ]
 FIELDS = ("high", "low", "jack", "game")
 
@@ -33,7 +40,8 @@ def results(g: Games, i: int) -> list[dict]:
         d = {"trump": SUITS[t] if t >= 0 else None,
              **{f: (None if r[f][i, j] < 0 else int(r[f][i, j])) for f in FIELDS},
              "jack_points": int(r["jack_points"][i, j]), "game_totals": r["game_totals"][i, j].tolist(),
-             "bidder": int(r["bidder"][i, j]), "bid": int(r["bid"][i, j]), "made": bool(r["made"][i, j]),
+             "bidder": None if r["bidder"][i, j] < 0 else int(r["bidder"][i, j]), "bid": int(r["bid"][i, j]),
+             "made": bool(r["made"][i, j]),
              "points": r["points"][i, j].tolist()}
         out.append(d)
     return out
