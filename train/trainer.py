@@ -148,7 +148,11 @@ class Trainer:
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=cfg.adam_eps)
         pulled = cfg.magnet_coef > 0 or cfg.magnet_coef_final > 0
         self.magnet = Magnet(cfg.magnet, self.net, tau=cfg.magnet_tau, every=cfg.magnet_every) if pulled else None
-        self.exact = ExactEvaluation(cfg.preset, cfg.exact_every_minutes) if cfg.exact_every_minutes > 0 else None
+        self.exact = None
+        if cfg.exact_every_minutes > 0:  # the measuring instrument: its time is not the budget's
+            t0 = time.time()
+            self.exact = ExactEvaluation(cfg.preset, cfg.exact_every_minutes)
+            self._created += time.time() - t0
         self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # minibatch shuffles
         self.rng = random.Random(cfg.seed + 2)  # opponent pool draws
         shares = (cfg.opp_latest, cfg.opp_snapshot, cfg.opp_scripted)
@@ -497,14 +501,16 @@ class Trainer:
 
     def _maybe_measure(self, writer, bar) -> bool:
         """A mini preset's exact NashConv on schedule (``exact_every_minutes``) and at the end of the budget;
-        True if it is the lowest yet (best.pt keeps those weights)."""
+        True if it is the lowest yet (best.pt keeps those weights). Its time is left out of the budget."""
         if self.exact is None:
             return False
         self._tick()
         p = self.progress
         if not self.exact.due(p["train_seconds"]) and not self.budget_done():
             return False
+        t0 = time.time()
         nash_conv, lowest = self.exact.measure(self.net, p["steps"], p["train_seconds"])
+        self.session.wall += time.time() - t0  # not counted in train_seconds: measuring is not training
         writer.add_scalar("exact/nash_conv", nash_conv, p["steps"])
         bar.write(f"exact @ {p['steps']:,} decisions, {p['train_seconds'] / 60:.1f} min: NashConv {nash_conv:.4f}"
                   f" (lowest {self.exact.lowest:.4f})")
