@@ -108,11 +108,14 @@ class GuardedH11Protocol(H11Protocol):
             self.per_client[self._host] += 1
         if len(self.connections) > self.max_connections:
             self._refuse(f"the server has {self.max_connections} connections open, the most it takes: try again "
-                         "in a moment", "--max-connections", self.max_connections)
+                         "in a moment", "--max-connections",
+                         f"{self.max_connections} connections open, the most --max-connections allows: refusing "
+                         "new ones (503) until some close")
         elif self._host is not None and self.per_client[self._host] > self.max_per_client:
             self._refuse(f"your address has {self.max_per_client} connections open to this server, the most one "
                          "address may hold: close one, or try again in a moment", "--max-connections-per-client",
-                         self.max_per_client)
+                         f"{self._host} has {self.max_per_client} connections open, the most "
+                         "--max-connections-per-client allows: refusing more from it (503) until some close")
         else:
             self._arm()
 
@@ -173,7 +176,7 @@ class GuardedH11Protocol(H11Protocol):
         if reading and not self.transport.is_closing():
             self.transport.close()
 
-    def _refuse(self, message: str, option: str, limit: int) -> None:
+    def _refuse(self, message: str, option: str, logged: str) -> None:
         body = json.dumps({"error": {"status": 503, "type": "too_many_connections", "message": message}}).encode()
         head = [b"HTTP/1.1 503 Service Unavailable", b"content-type: application/json",
                 b"content-length: %d" % len(body), b"retry-after: 1", b"connection: close",
@@ -183,8 +186,7 @@ class GuardedH11Protocol(H11Protocol):
         now = time.monotonic()
         if now - self._warned.get(option, -60.0) > 60:
             self._warned[option] = now
-            log.warning("%d connections open, the most %s allows: refusing new ones (503) until some close",
-                        limit, option)
+            log.warning("%s", logged)
 
 
 def guarded_protocol(max_connections: int = MAX_CONNECTIONS, read_timeout: float = READ_TIMEOUT,
