@@ -21,8 +21,9 @@ depends on the preset: -1 the preset's, 0 off, 1 on), all as in docs/rules.md se
 mini presets (``{"preset": "mini2"}``) are one-hand games with the points difference as returns. The auction
 presets' options, section 8 (any other preset refuses them, each with one ValueError as ``make_rules``):
 ``min_bid`` (0: the preset's, else 1 or 2), ``dealer_privilege``, ``all_pass``, ``low_to`` and ``going_out``
-("": the preset's), ``smudge`` (a bool, off in both presets) and ``partnerships`` (an int, as ``throw_in``: -1
-the preset's, 0 each for themselves, 1 two partnerships of four players). ``max_moves``, the envs' move cap of a
+("": the preset's; ``all_pass`` also "eldest" or "next_dealer"), ``smudge``, ``smudge_points`` and ``floor`` (bools,
+off in both presets) and ``partnerships`` (an int, as ``throw_in``: -1 the preset's, 0 each for themselves, 1 two
+partnerships of four players). ``max_moves``, the envs' move cap of a
 match (docs/rules.md section 6, ``rules.check_max_moves``): 0 their default, no cap in All Fours' presets and
 ``AUCTION_MAX_MOVES`` (3000) player moves in the auction presets; -1 no cap; else the cap (below).
 
@@ -36,7 +37,8 @@ Chance, exact and card by card, as OpenSpiel's own card games deal:
   not yet dealt; the engine then plays the deal with ``_deal_cards``, exactly as its own shuffles. The auction
   presets turn nothing up and never use the rest of the pack, so their deal is the six cards each alone, and
   the auction follows; when every player passes under ``all_pass="redeal"`` the same dealer deals again, by a
-  new deal node over the whole pack;
+  new deal node over the whole pack (under ``"next_dealer"`` the next dealer deals the next hand, as after any
+  hand; under ``"eldest"`` play follows, no deal);
 * the rest of the stock only when the dealer runs the pack: after RUN_PACK the stock is dealt card by
   card, top first, and the engine runs the pack through it (and redeals, by chance, if it runs out).
 
@@ -111,7 +113,7 @@ DEFAULTS = {"preset": "yorkshire", "players": 0, "target": 0, "episode": "", "re
             "suits": 0, "ranks": "", "hand_cards": 0, "run_out": "",  # the pack: 0 and "" are the preset's
             # the auction presets' (section 8): 0, "" and -1 are the preset's
             "min_bid": 0, "dealer_privilege": "", "all_pass": "", "low_to": "", "going_out": "", "smudge": False,
-            "partnerships": -1,
+            "smudge_points": False, "floor": False, "partnerships": -1,
             "max_moves": 0}  # the envs' move cap of a match: 0 their default (none, or AUCTION_MAX_MOVES), -1 none
 AUCTION_WORDS = ("dealer_privilege", "all_pass", "low_to", "going_out")  # the auction options that take a word
 HAND_MOVES = 100  # a bound on the player moves of one hand that random play stays far inside (see max_game_length)
@@ -169,8 +171,8 @@ def rules_from_params(params: dict) -> Rules:
         del options["low_cut_deals"]  # make_rules refuses the option on presets that do not cut
     options.update({k: p[k] for k in ("suits", "ranks", "hand_cards", "run_out") if p[k]})
     # the auction presets' options: given (not the "preset's" 0, "" or -1), make_rules checks them, refusing them for
-    # All Fours' presets; smudge is off in both auction presets, so only True is passed on
-    options.update({k: p[k] for k in ("min_bid", *AUCTION_WORDS, "smudge") if p[k]})
+    # All Fours' presets; the bools are off in both auction presets, so only True is passed on
+    options.update({k: p[k] for k in ("min_bid", *AUCTION_WORDS, "smudge", "smudge_points", "floor") if p[k]})
     if p["partnerships"] not in (-1, 0, 1):
         raise ValueError(f"partnerships must be -1 (the preset's), 0 (each for themselves) or 1 (two partnerships), "
                          f"got {p['partnerships']!r}")
@@ -196,8 +198,8 @@ def params_of(rules: Rules) -> dict:
     """The resolved OpenSpiel parameters of ``rules`` (the game's ``get_parameters()``; the pack's only where
     it is not the full one, as ``Rules.to_dict``; the auction options for the auction presets only)."""
     params = {**rules.to_dict(), "throw_in": int(rules.throw_in)}
-    if "partnerships" in params:
-        params["partnerships"] = int(params["partnerships"])
+    if rules.auction:  # (to_dict writes these only when on; a game's parameters are all resolved)
+        params.update(partnerships=int(rules.partnerships), smudge_points=rules.smudge_points, floor=rules.floor)
     return params
 
 

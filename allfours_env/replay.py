@@ -61,7 +61,7 @@ from .cards import (
     parse_card,
 )
 from .deal import assign_cards, make_deal, unseen_cards
-from .engine import PHASE_NAMES, PLAY, SCORE_FLOOR, GameState, IllegalActionError
+from .engine import PHASE_NAMES, PLAY, GameState, IllegalActionError
 from .rules import AUCTION_OPTIONS, AUCTION_PRESETS, OPTION_NAMES, Rules, make_rules
 from .view import seat_view
 
@@ -218,11 +218,12 @@ def _parse(req) -> _View:
         scores = [0] * rules.sides
     if not isinstance(scores, list) or len(scores) != rules.sides or not all(_is_int(s) for s in scores):
         raise ViewError(f"scores must be a list of {rules.sides} ints (one per side), got {scores!r}")
-    low = -SCORE_FLOOR if rules.auction else 0  # a side set back goes below nothing (docs/rules.md section 8)
+    low = rules.lowest_score  # what the engine can reach: None, no lowest (a side set back, docs/rules.md section 8)
     for side, s in enumerate(scores):
-        if s < low:
+        if low is not None and s < low:
             raise ViewError(f"scores[{side}] is negative: {s}" if not low else
-                            f"scores[{side}] is {s}, below the lowest score a match may hold ({low})")
+                            f"scores[{side}] is {s}: at minus the target ({-rules.target}) or below, a side has lost "
+                            "under floor=True, so the match is over and there is nothing to play")
         if s >= rules.target:
             raise ViewError(f"scores {scores}: side {side} has reached the target {rules.target},"
                             " so the match is over and there is nothing to play")
@@ -532,7 +533,8 @@ def _start_scores(v: _View, deal_points: list[int]) -> tuple[list[int], list[int
             raise ViewError(f"hand_points {hp} do not match what this hand's turn-ups and decisions score:"
                             f" {deal_points}")
     start = [s - p for s, p in zip(v.scores, hp)]
-    if any(x < (-SCORE_FLOOR if v.rules.auction else 0) for x in start):
+    low = v.rules.lowest_score
+    if low is not None and any(x < low for x in start):
         raise ViewError(f"scores {v.scores} cannot include the points this hand has already scored {hp}"
                         " (turn-ups and take-one count as soon as they happen)")
     if extra:
@@ -559,7 +561,7 @@ def _replay_decisions(state: GameState, v: _View) -> None:
     for s, a, where in v.calls:
         _apply(state, a, s, where)
         if state.deals != 1:
-            raise ViewError(f"{where}: every player passed, so the dealer dealt again: send the new deal's view"
+            raise ViewError(f"{where}: every player passed, so a new deal followed: send the new deal's view"
                             " (its calls only)")
     if [card_code(c) for c in state.turnups] != [card_code(c) for c in v.turnups] or state.deals != 1:
         got = [card_code(c) for c in v.turnups]

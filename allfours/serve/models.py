@@ -33,6 +33,7 @@ PresetName = Literal[SERVED_PRESETS]
 # The largest integer a JSON client (a browser's Number) holds exactly: seeds and sequence numbers stay below it,
 # so that the OpenAPI description's bound is the one the server enforces, in every language.
 MAX_JSON_INT = 2 ** 53 - 1
+MAX_OPTIONS = len(OPTION_NAMES + AUCTION_OPTIONS) + 1  # every rule option and the preset, as seat_view may write them
 
 
 def _nocase(word: str) -> str:
@@ -161,12 +162,15 @@ class ActRequest(_Strict):
 
     preset: PresetName
     options: dict[str, bool | int | str] | None = Field(
-        None, max_length=16, description="rule options: players, target, must_follow_suit, throw_in, reward, "
-                                         "episode, low_cut_deals; pitch and setback also min_bid, "
-                                         "dealer_privilege, all_pass, low_to, going_out, smudge, partnerships")
+        None, max_length=MAX_OPTIONS, description="rule options: players, target, must_follow_suit, throw_in, "
+                                                  "reward, episode, low_cut_deals; pitch and setback also min_bid, "
+                                                  "dealer_privilege, all_pass, low_to, going_out, smudge, "
+                                                  "partnerships, smudge_points, floor")
     seat: int = Field(ge=0, le=3, description="the seat to move, whose view this is")
     dealer: int = Field(ge=0, le=3)
-    scores: list[int] | None = Field(None, max_length=4, description="match score per side now (default zeros)")
+    scores: list[int] | None = Field(None, max_length=4, description="match score per side now (default zeros); "
+                                     "below the target, and in pitch and setback below zero without end (a side set "
+                                     "back), or above minus the target with floor=true")
     hand: list[Card] = Field(max_length=52, description="the cards the seat holds now")
     turnups: list[Card] = Field(default_factory=list, max_length=8,
                                 description="every card turned up this deal, in order (turn-up presets)")
@@ -263,8 +267,9 @@ class CreateMatchRequest(_Strict):
 
     preset: PresetName
     options: dict[str, bool | int | str] | None = Field(
-        None, max_length=16, description="rule options: players, target, must_follow_suit, throw_in, episode, ... "
-                                         "(pitch and setback: also those of the auction, docs/rules.md section 8)")
+        None, max_length=MAX_OPTIONS, description="rule options: players, target, must_follow_suit, throw_in, "
+                                                  "episode, ... (pitch and setback: also those of the auction, "
+                                                  "docs/rules.md section 8)")
     seats: list[str] = Field(min_length=2, max_length=4, description="one per seat in play order: 'human' for a "
                              "person (who gets a token), else a bot from GET /v1/bots")
     seed: int | None = Field(None, ge=0, le=MAX_JSON_INT, description="the deals and the bots' randomness; "
@@ -295,11 +300,12 @@ def match_options_schema(preset: str) -> dict:
     if preset in AUCTION_PRESETS:  # docs/rules.md section 8: no throwing in; the auction's own options
         props["throw_in"] = {"const": False}
         props.update({k: {"enum": list(choices)} for k, choices in AUCTION_CHOICES.items()})
-        props.update({"min_bid": {"enum": [1, 2]}, "smudge": {"type": "boolean"},
+        props.update({"min_bid": {"enum": [1, 2]}, "smudge": {"type": "boolean"}, "smudge_points": {"type": "boolean"},
+                      "floor": {"type": "boolean"},
                       "partnerships": {"type": "boolean"} if preset == "pitch" else {"const": True}})
     names = OPTION_NAMES + AUCTION_OPTIONS if preset in AUCTION_PRESETS else OPTION_NAMES
     assert set(props) == {"preset", *names}, "an option of make_rules is missing here"
-    return {"type": "object", "properties": props, "additionalProperties": False, "maxProperties": 16}
+    return {"type": "object", "properties": props, "additionalProperties": False, "maxProperties": MAX_OPTIONS}
 
 
 class MoveRequest(_Strict):

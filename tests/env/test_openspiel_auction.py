@@ -52,8 +52,10 @@ AUCTION_GAMES = [
     ("pitch", 2, {}), ("pitch", 3, {}), ("pitch", 4, {}), ("pitch", 4, {"partnerships": 1}), ("setback", 4, {}),
     ("pitch", 3, {"min_bid": 1, "dealer_privilege": "four", "all_pass": "redeal", "low_to": "capturer",
                   "going_out": "order", "smudge": True}),
+    ("setback", 4, {"smudge": True, "smudge_points": True, "all_pass": "next_dealer"}),
+    ("pitch", 3, {"all_pass": "eldest"}),
 ]
-IDS = ["pitch2", "pitch3", "pitch4", "pitch4_partners", "setback", "pitch3_options"]
+IDS = ["pitch2", "pitch3", "pitch4", "pitch4_partners", "setback", "pitch3_options", "setback_texts", "pitch3_eldest"]
 MOVE_CAP = 3000  # player moves: far more than a random game to target 1 or 2 takes, far fewer than a runaway one
 
 
@@ -135,9 +137,12 @@ def test_the_auction_presets_load_with_their_options_as_parameters():
     assert pitch.get_parameters() == {
         "preset": "pitch", "players": 4, "target": 7, "episode": "match", "reward": "match", "must_follow_suit": False,
         "throw_in": 0, "low_cut_deals": False, "min_bid": 2, "dealer_privilege": "none", "all_pass": "stuck",
-        "low_to": "holder", "going_out": "bidder", "smudge": False, "partnerships": 0, "max_moves": 3000}
+        "low_to": "holder", "going_out": "bidder", "smudge": False, "partnerships": 0, "smudge_points": False,
+        "floor": False, "max_moves": 3000}
     setback = load("setback")
     assert setback.rules == make_rules("setback") and setback.get_parameters()["partnerships"] == 1
+    floored = load("setback", floor=True)  # the losing floor (section 8), a bool as smudge
+    assert floored.rules == make_rules("setback", floor=True) and floored.get_parameters()["floor"] is True
     assert setback.get_parameters()["all_pass"] == "redeal" and setback.get_parameters()["dealer_privilege"] == "match"
     for (preset, players, options), name in zip(AUCTION_GAMES, IDS):
         game = load(preset, players, **options)
@@ -155,7 +160,8 @@ def test_the_auction_presets_load_with_their_options_as_parameters():
 
 
 @pytest.mark.parametrize("params,message", [
-    ({"preset": "pitch", "all_pass": "sometimes"}, "all_pass must be one of 'stuck', 'redeal', got 'sometimes'"),
+    ({"preset": "pitch", "all_pass": "sometimes"},
+     "all_pass must be one of 'stuck', 'redeal', 'eldest', 'next_dealer', got 'sometimes'"),
     ({"preset": "pitch", "min_bid": 3}, "min_bid must be 1 or 2, got 3"),
     ({"preset": "setback", "dealer_privilege": "always"}, "dealer_privilege must be one of 'none', 'match', 'four'"),
     ({"preset": "pitch", "low_to": "taker"}, "low_to must be one of 'holder', 'capturer', got 'taker'"),
@@ -255,7 +261,7 @@ def test_returns_per_the_rules_in_one_hand_episodes():
                 state.apply_action(action)
             assert state.is_terminal() and state.returns() == engine_returns(gs)
             result = gs.hand_results[0]
-            if not result["made"]:
+            if not result["made"] and result["bidder"] is not None:  # (None: passed out, all_pass="next_dealer")
                 seen_set_back = True
                 bidder = gs.side(result["bidder"])
                 assert result["points"][bidder] == -result["bid"] and state.returns()[result["bidder"]] < 0
@@ -266,7 +272,8 @@ def test_the_rewards_of_a_match():
     """docs/rules.md section 8: "The rewards of a match: +1 to each player of the winning side; the losing sides share
     -1 (-1 each with two sides, -1/2 with three, -1/3 with four).\""""
     expect = {"pitch2": {-1.0, 1.0}, "pitch3": {-0.5, 1.0}, "pitch4": {-1 / 3, 1.0}, "pitch4_partners": {-1.0, 1.0},
-              "setback": {-1.0, 1.0}, "pitch3_options": {-0.5, 1.0}}
+              "setback": {-1.0, 1.0}, "pitch3_options": {-0.5, 1.0}, "setback_texts": {-1.0, 1.0},
+              "pitch3_eldest": {-0.5, 1.0}}
     for (preset, players, options), name in zip(AUCTION_GAMES, IDS):
         game = load(preset, players, target=1, **options)
         for seed in range(4):

@@ -16,7 +16,9 @@ from allfours_env.replay import ViewError, state_from_request
 
 CASES = [("pitch", {}), ("pitch", {"players": 2}), ("pitch", {"players": 3, "min_bid": 1}), ("setback", {}),
          ("setback", {"smudge": True, "all_pass": "redeal", "dealer_privilege": "four"}),
-         ("pitch", {"partnerships": True, "low_to": "capturer", "dealer_privilege": "match"})]
+         ("pitch", {"partnerships": True, "low_to": "capturer", "dealer_privilege": "match"}),
+         ("setback", {"floor": True, "target": 21, "smudge": True, "smudge_points": True}),
+         ("pitch", {"players": 3, "all_pass": "eldest"}), ("pitch", {"players": 2, "all_pass": "next_dealer"})]
 
 
 def positions(preset, options, seed, moves=160):
@@ -44,7 +46,7 @@ def minimal(view: dict) -> dict:
     """What a frontend must send: the calls, not the contract they make."""
     keep = ("preset", "seat", "dealer", "scores", "hand", "tricks", "current_trick")
     out = {k: view[k] for k in keep}
-    out["options"] = {k: x for k, x in view["options"].items() if x != make_rules(view["preset"]).to_dict()[k]}
+    out["options"] = {k: x for k, x in view["options"].items() if x != make_rules(view["preset"]).to_dict().get(k)}
     out["auction"] = {"calls": view["auction"]["calls"]}
     return out
 
@@ -64,13 +66,18 @@ def test_auction_views_rebuild_exactly(preset, options):
 
 
 def test_negative_scores_are_a_view_of_the_auction_presets():
-    """docs/rules.md section 8: "scores may go negative" (a side set back), down to the engine's floor."""
+    """docs/rules.md section 8: "Scores may go below zero, without end unless `floor` is on" (a side set back): any
+    score below the target is a view, and with `floor=True` one above minus the target ("a side at minus the target or
+    below loses the match")."""
     real = GameState.new(make_rules("pitch", players=2), seed=3, scores=[-5, 4])
     view = seat_view(real, real.current)
     rebuilt, _ = state_from_request(view)
     assert rebuilt.scores == [-5, 4]
-    with pytest.raises(ViewError, match=r"scores\[0\] is -1001, below the lowest score a match may hold \(-1000\)"):
-        state_from_request({**view, "scores": [-1001, 4]})
+    assert state_from_request({**view, "scores": [-10 ** 6, 4]})[0].scores == [-10 ** 6, 4]
+    floored = seat_view(GameState.new(make_rules("pitch", players=2, floor=True), seed=3, scores=[-6, 4]), real.current)
+    assert state_from_request(floored)[0].scores == [-6, 4]
+    with pytest.raises(ViewError, match=r"scores\[0\] is -7: at minus the target \(-7\) or below, a side has lost"):
+        state_from_request({**floored, "scores": [-7, 4]})
     trad = seat_view(GameState.new("traditional", seed=3, players=2), 1)
     with pytest.raises(ViewError, match=r"scores\[0\] is negative: -1"):
         state_from_request({**trad, "scores": [-1, 0], "hand_points": None})
@@ -109,7 +116,7 @@ def test_a_round_of_passes_that_redeals_is_not_a_view():
     real = GameState.new("setback", seed=4)
     view = seat_view(real, real.current)
     view["auction"]["calls"] = [{"seat": (real.eldest + k) % 4, "action": "PASS"} for k in range(4)]
-    with pytest.raises(ViewError, match=r"every player passed, so the dealer dealt again"):
+    with pytest.raises(ViewError, match=r"every player passed, so a new deal followed"):
         state_from_request({k: v for k, v in view.items() if k not in ("phase", "to_move", "legal_actions")})
 
 
