@@ -329,6 +329,8 @@ class MatchStore:
 
     def _get(self, match_id: str, token: str | None, client: str) -> Match:
         self._rate(client, token)
+        if self.db is not None:  # a journal deleted under the server: its changes are saved at once
+            self.db.notice()
         return self._find(match_id)
 
     def _seat(self, match: Match, token: str | None) -> int:

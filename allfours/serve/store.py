@@ -19,9 +19,10 @@ a damaged file, another program's database or one written by a newer release eac
 One server process owns one file (a second one opening it is refused: ``flock``), and writes to it only while
 the file at its path, and its journal (``PATH-wal``), are still the ones it opened: a file deleted (or replaced)
 under a running server would lose every later change at the next start, and a journal deleted would lose every
-change it held, so each write is refused with ``FileGone`` instead. Each commit is also copied into the main file
-(a checkpoint) before the answer, so the journal never holds an acknowledged change alone for long: one deleted
-under the server loses nothing. Past one machine,
+change it held, so each write is refused with ``FileGone`` instead. A journal gone is noticed at the next request
+for a hosted match (``notice``), read or write, or at the commit it happens during, and what it held is then
+copied into the main file at once (a checkpoint: the open connection still reads the journal deleted), so
+nothing acknowledged is lost unless the server is killed before any request noticed it. Past one machine,
 the same tables go into a shared SQL database (PostgreSQL, say) that every server process reaches: see
 docs/protocol.md, "Keeping matches".
 """
@@ -229,12 +230,28 @@ class MatchDB:
             self.conn.close()
             self._release()
 
+    def notice(self) -> None:
+        """Check the file and its journal now (every request for a hosted match does): a change is noticed, said
+        and the journal copied in at once, not at the next write. Raises nothing: the writes raise."""
+        if self.gone is None and self._why() is not None:  # two stats, no lock: the reads do not wait on writes
+            with self._lock:
+                self._noticed()
+
+    def _why(self) -> str | None:
+        return (_changed(self.path, self._identity, f"the match file {self.path}")
+                or _changed(self.journal, self._journal_identity, f"the match file's journal {self.journal}"))
+
+    def _noticed(self) -> None:
+        try:
+            self._check_file()
+        except FileGone:
+            pass
+
     def _check_file(self) -> None:
         """``FileGone`` unless the file and its journal at their paths are still the ones opened; the first time,
         one line on stderr, and what the journal held copied into the main file (the open connection still
         reads the journal deleted or replaced at its path: its changes are acknowledged, they must not be lost)."""
-        why = (_changed(self.path, self._identity, f"the match file {self.path}")
-               or _changed(self.journal, self._journal_identity, f"the match file's journal {self.journal}"))
+        why = self._why()
         if why is None:
             return
         if self.gone is None:
@@ -269,7 +286,7 @@ class MatchDB:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
-            self._checkpoint()  # into the main file before the answer: the journal alone may be deleted
+            self._noticed()  # the journal gone while this committed: copied in now, and this write stands
         if pause:
             _pause("after_commit")
 
@@ -310,7 +327,6 @@ class MatchDB:
         with self._lock:
             self._check_file()
             cur = self.conn.execute("DELETE FROM matches WHERE touched < ?", (self.clock() - idle_seconds,))
-            self._checkpoint()
             return cur.rowcount
 
     # ------------------------------------------------------------------ reading

@@ -12,6 +12,7 @@ import warnings
 
 import pytest
 
+from allfours.serve import store as store_module
 from allfours.serve.app import create_app
 from allfours.serve.core import BotPool, RequestError
 from allfours.serve.hosted import Limits, MatchStore
@@ -246,13 +247,58 @@ def test_a_journal_gone_under_the_server_refuses_every_change_and_loses_nothing_
     again.db.close()
 
 
-def test_every_commit_is_in_the_main_file_before_the_answer(tmp_path):
-    """The journal never holds an acknowledged change alone: the main file by itself has all of them."""
-    db = MatchDB(tmp_path / "m.db")
-    store = MatchStore(BotPool(BOTS), NO_LIMITS, db=db)
-    made = store.create("seven_up", ["human", "heuristic"], seed=3)
-    shutil.copy(db.path, tmp_path / "copy.db")
-    copy = MatchDB(tmp_path / "copy.db")
-    assert copy.count() == db.count() and copy.count()[1] == len(store.record(made["match_id"])["actions"])
-    copy.close()
-    db.close()
+def _moves(store: MatchStore, mid: str, tokens: dict, n: int) -> None:
+    for _ in range(n):
+        seat = store.view(mid, tokens[0])["view"]["to_move"]
+        store.move(mid, tokens[seat], store.view(mid, tokens[seat])["view"]["legal_actions"][0])
+
+
+def test_a_read_notices_a_journal_gone_and_saves_what_it_held(tmp_path, capfd):
+    """Any request for a match notices the journal gone, a read too, and copies what the journal held into the
+    main file at once: a kill -9 right after loses nothing, though no write came."""
+    store = MatchStore(BotPool(BOTS), NO_LIMITS, db=MatchDB(tmp_path / "m.db"))
+    made = store.create("traditional", ["human", "human"], {"players": 2}, seed=5)
+    mid, tokens = made["match_id"], {t["seat"]: t["token"] for t in made["tokens"]}
+    _moves(store, mid, tokens, 3)
+    acknowledged = store.record(mid)
+    shutil.copy(store.db.path, tmp_path / "before.db")  # what a kill -9 would leave now: the moves in the journal
+    before = MatchStore(BotPool(BOTS), NO_LIMITS, db=MatchDB(tmp_path / "before.db"))
+    assert before.rebuilt == 0
+    before.db.close()
+    os.unlink(tmp_path / "m.db-wal")
+    capfd.readouterr()
+    assert store.view(mid, tokens[0])["seq"] > made["seq"]  # a read, answered as before
+    logged = capfd.readouterr().err
+    assert f"the match file's journal {tmp_path / 'm.db-wal'} was deleted while the server ran" in logged
+    shutil.copy(store.db.path, tmp_path / "after.db")
+    again = MatchStore(BotPool(BOTS), NO_LIMITS, db=MatchDB(tmp_path / "after.db"))
+    assert again.rebuilt == 1 and again.record(mid) == acknowledged
+    again.db.close()
+    store.db.close()
+
+
+def test_a_journal_deleted_during_a_commit_keeps_that_move(tmp_path, monkeypatch, capfd):
+    """The journal deleted while a move commits: the move was acknowledged, so it is copied into the main file
+    and stands; the next one is refused."""
+    store = MatchStore(BotPool(BOTS), NO_LIMITS, db=MatchDB(tmp_path / "m.db"))
+    made = store.create("traditional", ["human", "human"], {"players": 2}, seed=5)
+    mid, tokens = made["match_id"], {t["seat"]: t["token"] for t in made["tokens"]}
+    _moves(store, mid, tokens, 1)
+
+    def delete_in_commit(where):
+        if where == "in_commit":
+            os.unlink(tmp_path / "m.db-wal")
+    monkeypatch.setattr(store_module, "_pause", delete_in_commit)
+    _moves(store, mid, tokens, 1)  # answered: committed, and in the main file
+    monkeypatch.undo()
+    acknowledged = store.record(mid)
+    with pytest.raises(RequestError) as e:
+        _moves(store, mid, tokens, 1)
+    assert (e.value.status, e.value.type) == (503, "storage_unavailable") and "journal" in e.value.message
+    assert store.record(mid) == acknowledged
+    assert capfd.readouterr().err.count("was deleted while the server ran") == 1
+    shutil.copy(store.db.path, tmp_path / "after.db")
+    again = MatchStore(BotPool(BOTS), NO_LIMITS, db=MatchDB(tmp_path / "after.db"))
+    assert again.record(mid) == acknowledged and len(acknowledged["actions"]) >= 2
+    again.db.close()
+    store.db.close()
