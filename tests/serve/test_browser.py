@@ -52,6 +52,13 @@ return [...document.querySelectorAll('#hand-summary td[data-points]')]
   .map((td) => [td.id, td.textContent, JSON.parse(td.dataset.points)]);
 """
 CARD_ID = re.compile(r"\b[2-9TJQKA][CDHS]\b")
+MINUS = "\u2212"  # the page's one minus sign
+SUIT_WORDS = {"C": "\u2663 clubs", "D": "\u2666 diamonds", "H": "\u2665 hearts", "S": "\u2660 spades"}
+
+
+def named(names: list[str], scores: list[int]) -> str:
+    """A score row as the page writes it: each side's name and score, a negative one with the minus sign U+2212."""
+    return ", ".join(f"{name} {MINUS if p < 0 else ''}{abs(p)}" for name, p in zip(names, scores))
 
 
 @contextlib.contextmanager
@@ -160,8 +167,7 @@ def test_play_a_whole_yorkshire_match_by_clicking(server, browser):
     record = app.state.matches.record(match_id)
     assert record["done"] and max(record["scores"]) >= 11
     assert final == record["scores"] and refused == 1
-    assert browser.find_element(By.ID, "final-scores").text == (
-        f"You and partner {final[0]}, Opponents {final[1]}")
+    assert browser.find_element(By.ID, "final-scores").text == named(["You and partner", "Opponents"], final)
     assert browser.find_element(By.ID, "hand-no").text == str(record["results"][-1]["hand_no"] + 1)
     shown = final
     # The server's record replays on the engine to the same score.
@@ -176,7 +182,7 @@ def test_play_a_whole_yorkshire_match_by_clicking(server, browser):
         if result["high_card"]:
             rank = "10" if result["high_card"][0] == "T" else result["high_card"][0]
             assert rank in text["high"] and ("You and partner" in text["high"] or "Opponents" in text["high"])
-        assert text["scores"] == " \u2013 ".join(str(p) for p in result["scores"])
+        assert text["scores"] == named(["You and partner", "Opponents"], result["scores"])
         assert text["sum"] == text["points"] == result["points"], text  # the rows add up to the hand's points
         assert text["board"] == ("", [])  # behind the summary nobody is to move, no "Clubs led" prompt
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
@@ -223,7 +229,7 @@ def test_play_a_whole_setback_match_by_clicking(server, browser):
     record = app.state.matches.record(match_id)
     final = json.loads(browser.find_element(By.ID, "match-result").get_attribute("data-scores"))
     assert record["done"] and max(record["scores"]) >= 11 and final == record["scores"]
-    assert browser.find_element(By.ID, "final-scores").text == f"You and partner {final[0]}, Opponents {final[1]}"
+    assert browser.find_element(By.ID, "final-scores").text == named(["You and partner", "Opponents"], final)
     replay = GameState.new("setback", seed=record["seed"])  # the server's record replays to the same score
     for seat, action in record["actions"]:
         assert replay.current == seat
@@ -251,6 +257,70 @@ def test_play_a_whole_setback_match_by_clicking(server, browser):
     browser.find_element(By.ID, "rules-close").click()
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+PHONE = (390, 844)  # a phone's window, in CSS pixels
+# Where an element lies in the window once the page is scrolled to the top: [top, bottom, right, height, width].
+PLACE = """window.scrollTo(0, 0); const r = document.getElementById(arguments[0]).getBoundingClientRect();
+return [r.top, r.bottom, r.right, window.innerHeight, window.innerWidth];"""
+
+
+def test_a_pitch_match_on_a_phone_shows_the_contract_and_names_the_scores(server, browser):
+    """Auction Pitch on a phone-sized window (docs/rules.md section 8: "The highest bidder, the pitcher, leads to
+    the first trick, and the suit of that card is trump"). During play the table shows the contract, the pitcher
+    by name and its bid, and trump once the pitch names it, on the first screen; the explanation of the bidding
+    is in words, not the engine's names; after each hand no seat still shows a card; the score row names each
+    player with its score, a negative one (a set-back) with the minus sign."""
+    app, base = server
+    store = app.state.matches
+    names = ["You", "Left", "Across", "Right"]  # seat 0's view of four players each for themselves
+    browser.set_window_size(*PHONE)
+    try:
+        made = store.create("pitch", ["human", "heuristic", "heuristic", "heuristic"], {"players": 4, "target": 5}, 5)
+        mid = made["match_id"]
+        resume(browser, base, made)
+        contracts, summaries, explained = set(), 0, 0
+        for _ in range(1000):
+            state = WebDriverWait(browser, 30).until(lambda d: (s := d.execute_script(PAGE_STATE)) != "wait" and s)
+            if state == "over":
+                break
+            game = store._matches[mid].state  # the server's engine: it waits for this seat now
+            if state == "card":
+                box = browser.find_element(By.ID, "contract")
+                trump = f" \u00b7 {SUIT_WORDS['CDHS'[game.trump]]} trump" if game.trump >= 0 else ""
+                assert box.text == f"Contract {names[game.bidder]} bid {game.bid}{trump}", box.text
+                top, bottom, right, height, width = browser.execute_script(PLACE, "contract")
+                assert box.is_displayed() and 0 <= top and bottom <= height and right <= width
+                contracts.add((game.hand_no, bool(trump)))
+            elif state == "decision":
+                explain = browser.find_element(By.ID, "explain").text
+                assert explain and not re.search(r"\b(PASS|BID_\d|SMUDGE|min_bid)\b", explain), explain
+                explained += 1
+                # the highest bid offered: this seat's side is set back now and then
+                browser.find_elements(By.CSS_SELECTOR, "#decisions button[data-action]")[-1].click()
+                continue
+            elif state == "summary":
+                summaries += 1
+                cards = [e.get_attribute("textContent") for e in browser.find_elements(By.CSS_SELECTOR, ".seat .cards")]
+                assert cards == ["0 cards"] * 4, cards  # every card was played: none left in any hand
+                scores = json.loads(browser.find_element(By.ID, "summary-scores").get_attribute("data-scores"))
+                assert browser.find_element(By.ID, "summary-scores").text == named(names, scores)
+                board = [(e.find_element(By.TAG_NAME, "b").text, e.get_attribute("textContent"))
+                         for e in browser.find_elements(By.CSS_SELECTOR, "#scores .score")]
+                assert [f"{n} {b}" for (b, _), n in zip(board, names)] == named(names, scores).split(", "), board
+            click_once(browser, state)
+        else:
+            raise AssertionError("the match did not end")
+        record = store.record(mid)
+        assert record["done"] and summaries == len(record["results"]) and explained
+        assert any(min(r["scores"]) < 0 for r in record["results"]), record["results"]  # a minus sign was shown
+        assert {(h, True) for h in range(len(record["results"]))} <= contracts, contracts
+        final = json.loads(browser.find_element(By.ID, "match-result").get_attribute("data-scores"))
+        assert browser.find_element(By.ID, "final-scores").text == named(names, final)
+        errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        browser.set_window_size(1280, 900)
 
 
 def play_to_the_end(browser, decide=None, card=None) -> list[dict]:

@@ -140,8 +140,14 @@
     return partners() ? seat % 2 : seat;
   }
 
+  // A score or points as the page writes every number: a negative one with the minus sign (U+2212).
+  function num(p) {
+    return p < 0 ? `\u2212${-p}` : String(p);
+  }
+
+  // Each side (or player) by name with its score: "You and partner 3, Opponents \u22122".
   function scoresText(scores) {
-    return scores.join(" \u2013 ");
+    return scores.map((p, side) => `${sideName(side)} ${num(p)}`).join(", ");
   }
 
   // ------------------------------------------------------------------ setup
@@ -226,12 +232,15 @@
 
   function newGame(saved, seats) {
     const settings = saved.settings || { preset: "", options: {}, seats: [] };
-    return { invites: [], ...saved, settings, seats, n: seats.length || (settings.seats || []).length, seq: 0, view: null,
-      results: [], target: null, lastTrick: null, trick: [], turnups: [], hand: freshHand(), over: null };
+    const n = seats.length || (settings.seats || []).length;
+    return { invites: [], ...saved, settings, seats, n, seq: 0, view: null, results: [], target: null, lastTrick: null,
+      trick: [], turnups: [], hand: freshHand(), over: null, sizes: new Array(n).fill(0), dealer: null, out: [],
+      contract: null, trump: null };
   }
 
+  // high: the highest bid of the deal so far (a bid equal to it is the dealer's privilege, docs/rules.md section 8).
   function freshHand() {
-    return { kicks: [], gift: null, played: false };
+    return { kicks: [], gift: null, played: false, high: 0, bidder: null };
   }
 
   function enterGame() {
@@ -323,6 +332,7 @@
   async function absorb(state, animate) {
     game.seats = state.seats;
     game.n = state.seats.length;
+    if (game.sizes.length !== game.n) game.sizes = new Array(game.n).fill(0);
     game.target = state.view.target;
     game.auction = AUCTION.has(state.view.preset);
     game.partnerships = state.view.options.partnerships !== false; // only the auction presets say
@@ -368,6 +378,8 @@
     switch (e.type) {
       case "deal":
         game.hand = freshHand();
+        game.contract = null;
+        game.dealer = e.dealer;
         return `Hand ${e.hand_no + 1}: ${seatName(e.dealer)} ${e.dealer === game.seat ? "deal" : "deals"}.`;
       case "turnup":
         game.hand.kicks.push({ card: e.card, side: e.side, points: e.points });
@@ -375,9 +387,17 @@
       case "decision":
         if (e.action === "GIVE_ONE") game.hand.gift = { side: e.side, points: e.points };
         return `${who} ${e.seat === game.seat ? DECISIONS[e.action].toLowerCase() : DECISION_PAST[e.action]}${plus}.`;
-      case "bid":
+      case "bid": {
+        const privilege = e.bid > 0 && e.bid === game.hand.high; // only the dealer's privilege bids the high bid
+        if (e.bid && e.bid >= game.hand.high) Object.assign(game.hand, { high: e.bid, bidder: e.seat });
+        if (privilege) {
+          return `${who} ${e.seat === game.seat ? "take" : "takes"} the bid at ${e.bid}: the dealer's privilege.`;
+        }
         return `${who} ${e.seat === game.seat ? DECISIONS[e.action].toLowerCase() : DECISION_PAST[e.action]}.`;
+      }
       case "contract":
+        game.contract = { seat: e.seat, bid: e.bid };
+        if (!e.bid) return `Everybody passed: ${who} ${e.seat === game.seat ? "pitch" : "pitches"} with no contract.`;
         return `${who} ${e.seat === game.seat ? "pitch" : "pitches"} for ${bidWords(e.bid)}.`;
       case "play":
         game.hand.played = true;
@@ -389,6 +409,7 @@
       case "trick":
         return `${seatName(e.winner)} ${e.winner === game.seat ? "win" : "wins"} the trick.`;
       case "redeal":
+        Object.assign(game.hand, { high: 0, bidder: null });
         return game.auction ? `Everybody passed: ${seatName(e.dealer)} ${e.dealer === game.seat ? "deal" : "deals"} again.`
           : `The pack ran out: ${seatName(e.dealer)} deals again.`;
       case "hand_result":
@@ -419,13 +440,18 @@
       case "deal":
         game.trick = [];
         game.turnups = [];
+        game.sizes = game.sizes.map(() => dealt());
+        game.out = [];
+        game.trump = null;
         drawTrick();
         setTrump(null);
+        drawTurn(null, $("prompt").textContent);
         $("turnups").replaceChildren();
         break;
       case "turnup":
         $("turnups").append(cardEl(e.card));
         show("turnups-box", true);
+        if (game.turnups.length) game.sizes = game.sizes.map((k) => k + runSize()); // the pack was run
         game.turnups.push(e.card);
         if (game.turnups.length > 1 && e.card[1] !== game.turnups[0][1]) setTrump(e.card[1]); // the pack was run
         await wait();
@@ -435,18 +461,27 @@
         await wait();
         break;
       case "bid":
+        drawContract();
         await wait();
+        break;
+      case "contract":
+        drawContract();
         break;
       case "play":
         game.trick.push({ seat: e.seat, card: e.card });
         if (e.trump) setTrump(e.trump);
         if (e.seat === game.seat) removeFromHand(e.card);
+        game.sizes[e.seat] = Math.max(0, game.sizes[e.seat] - 1);
+        drawTurn(null, $("prompt").textContent);
         drawTrick();
         await wait();
         break;
       case "throw_in":
         game.trick.push({ seat: e.seat, thrown: e.cards });
         if (e.seat === game.seat) $("hand").replaceChildren();
+        game.sizes[e.seat] = 0;
+        game.out.push(e.seat);
+        drawTurn(null, $("prompt").textContent);
         drawTrick();
         await wait();
         break;
@@ -461,6 +496,8 @@
       case "redeal":
         $("turnups").replaceChildren();
         game.turnups = [];
+        game.sizes = game.sizes.map(() => dealt());
+        drawContract();
         break;
       case "hand_result":
         drawScores(e.scores);
@@ -480,9 +517,7 @@
     if (c) c.remove();
   }
 
-  function sideListText(points) {
-    return points.map((p, side) => `${sideName(side)} ${p}`).join(", ");
-  }
+  const sideListText = scoresText;
 
   // One row of the summary: who scored it, the cards behind it and "+N" for each side it counted for.
   // ``awards`` is [[side, points]]; ``data-points`` holds the points per side the row adds to the hand.
@@ -509,7 +544,7 @@
 
     const counted = (side, p) => {
       got[side] += p;
-      return el("span", { class: "counted" }, p < 0 ? ` \u2212${-p}` : ` +${p}`);
+      return el("span", { class: "counted" }, p < 0 ? ` ${num(p)}` : ` +${p}`);
     };
     const kicks = hand.kicks.filter((k) => k.points);
     if (kicks.length) {
@@ -534,6 +569,9 @@
         row("summary-contract", [said, `short, so ${sideName(bidSide).replace(/^You\b/, "you")} ${
           partners() || e.bidder === game.seat ? "are" : "is"} set back`, counted(bidSide, -e.bid)], [[bidSide, -e.bid]]);
       }
+    }
+    if (e.bidder === null && game.auction) { // every player passed (docs/rules.md section 8, all_pass)
+      row("summary-contract", [hand.played ? "nobody bid: the eldest pitched, with no contract" : "nobody bid"], []);
     }
     if (!hand.played) {
       row("summary-unplayed", [won() ? "not played: the match was won before the first card"
@@ -591,7 +629,7 @@
     $("result-title").textContent = winner === sideOf(game.seat)
       ? (partners() ? "You and your partner win the match" : "You win the match")
       : `${sideName(winner)} ${partners() ? "win" : "wins"} the match`;
-    $("final-scores").textContent = scores.map((p, side) => `${sideName(side)} ${p}`).join(", ");
+    $("final-scores").textContent = scoresText(scores);
     $("match-result").dataset.scores = JSON.stringify(scores);
     $("match-result").dataset.winner = String(winner);
     show("match-result", true);
@@ -600,15 +638,53 @@
 
   // ------------------------------------------------------------------ drawing the view
   function setTrump(suit) {
+    game.trump = suit || null;
     $("trump").textContent = suit ? `${SUIT_SYMBOL[suit]} ${SUIT_NAME[suit]}` : "not yet";
     $("trump").dataset.suit = suit || "";
     $("trump").className = suit ? `suit-${suit}` : "";
+    drawContract();
+  }
+
+  // Cards each seat is dealt (docs/rules.md section 2), and three more each time the pack is run (section 3).
+  const dealt = () => (game.view && game.view.options.hand_cards) || 6;
+  const runSize = () => Math.max(1, Math.floor(dealt() / 2));
+
+  // The auction presets (docs/rules.md section 8), on the table: the high bid while bidding, then the contract
+  // (who bid what) and, once the pitch names it, trump.
+  function drawContract() {
+    const box = $("contract");
+    if (!game.auction) {
+      show("contract", false);
+      return;
+    }
+    const c = game.contract;
+    const high = game.hand.high;
+    const parts = [];
+    if (c && c.bid) {
+      parts.push(el("span", { class: "label" }, "Contract "), el("b", {}, `${seatName(c.seat)} bid ${bidWords(c.bid)}`));
+    } else if (c) {
+      parts.push(el("span", { class: "label" }, "No contract "), el("b", {}, `${seatName(c.seat)} ${
+        c.seat === game.seat ? "pitch" : "pitches"}`));
+    } else {
+      const bidder = high ? game.hand.bidder : null;
+      parts.push(el("span", { class: "label" }, "Bidding "), high
+        ? el("b", {}, `${seatName(bidder)} ${bidWords(high)}`) : "no bid yet");
+    }
+    if (c && game.trump) {
+      parts.push(el("span", { class: `trump suit-${game.trump}` }, ` \u00b7 ${SUIT_SYMBOL[game.trump]} ${SUIT_NAME[game.trump]} trump`));
+    }
+    box.replaceChildren(...parts);
+    box.dataset.phase = c ? "contract" : "bid";
+    box.dataset.bidder = c ? String(c.seat) : high ? String(game.hand.bidder) : "";
+    box.dataset.bid = c ? String(c.bid) : String(high);
+    box.dataset.trump = c && game.trump ? game.trump : "";
+    show("contract", true);
   }
 
   function drawScores(scores) {
     const mine = sideOf(game.seat);
     $("scores").replaceChildren(...scores.map((p, side) => el("span",
-      { class: side === mine ? "score mine" : "score", data: { side: String(side) } }, sideName(side), el("b", {}, String(p)))));
+      { class: side === mine ? "score mine" : "score", data: { side: String(side) } }, sideName(side), el("b", {}, num(p)))));
     $("scores").dataset.scores = JSON.stringify(scores);
   }
 
@@ -640,21 +716,22 @@
     box.replaceChildren(...items);
   }
 
-  // The seats; ``toMove`` (default: the view's) is marked "to move", none while a move is on its way.
+  // The seats; ``toMove`` (default: the view's) is marked "to move", none while a move is on its way. The cards
+  // each holds and the dealer are the last view's, kept up to date by the events shown since (``showEvent``).
   function drawSeats(view, toMove = view.to_move) {
     for (const pos of ["top", "left", "right"]) $(`pos-${pos}`).replaceChildren();
     for (let s = 0; s < game.n; s++) {
       const box = s === game.seat ? $("my-seat") : $(`pos-${position(s)}`);
       const player = game.seats[s].player;
       const tags = [];
-      if (s === view.dealer) tags.push("dealer");
+      if (s === game.dealer) tags.push("dealer");
       if (toMove === s) tags.push("to move");
-      if (view.out.includes(s)) tags.push("thrown in");
+      if (game.out.includes(s)) tags.push("thrown in");
       const who = player !== "human" ? player : s === game.seat ? "person (you)"
         : game.seats[s].taken === false ? "person (not joined yet)" : "person";
       box.replaceChildren(el("div", { class: "name" }, seatName(s)),
         el("div", { class: "bot", data: { player: player === "human" ? "person" : "bot" } }, who),
-        el("div", {}, `${view.hand_sizes[s]} card${view.hand_sizes[s] === 1 ? "" : "s"}`),
+        el("div", { class: "cards" }, `${game.sizes[s]} card${game.sizes[s] === 1 ? "" : "s"}`),
         el("div", { class: "tags" }, ...tags.map((t) => el("span", {}, t))));
       box.dataset.seat = String(s);
       box.classList.toggle("to-move", toMove === s);
@@ -785,11 +862,20 @@
     }
     if (view.phase === "stand_or_beg") return `Your turn: stand (${cardLabel(view.turnup)} makes trump) or beg?`;
     if (view.phase === "give_or_run") return "Your turn: give one point, or run the pack?";
-    if (view.phase === "bid") {
+    if (view.phase === "bid") { // the calls open, by their values (the server's legal_actions)
       const a = view.auction;
-      if (!view.legal_actions.includes("PASS")) return "Everybody else passed: you must bid.";
-      return a.bidder === null ? "Your call: bid for the pitch, or pass."
-        : `Your call: ${seatName(a.bidder)} bid ${bidWords(a.bid)}; bid more, or pass.`;
+      const bids = view.legal_actions.filter((x) => x.startsWith("BID_")).map((x) => Number(x.slice(4)));
+      const smudge = view.legal_actions.includes("SMUDGE") ? ", smudge" : "";
+      const range = bids.length > 1 ? `${bids[0]} to ${bids[bids.length - 1]}` : String(bids[0] || "");
+      if (!view.legal_actions.includes("PASS")) return `Everybody else passed: you must bid (${range}${smudge}).`;
+      if (a.bidder === null) return `Your call: bid ${range}${smudge} for the pitch, or pass.`;
+      const high = `${seatName(a.bidder)} bid ${bidWords(a.bid)}`;
+      if (bids[0] === a.bid) { // equal to the high bid: the dealer's privilege
+        const more = bids.length > 1 ? `, bid more (${bids.slice(1).join(" or ")})` : "";
+        return `Your call: ${high}; as dealer you may take it at ${a.bid} (the dealer's privilege)${more}, or pass.`;
+      }
+      return bids.length || smudge ? `Your call: ${high}; bid ${range || "the smudge"}${bids.length ? smudge : ""}, or pass.`
+        : `Your call: ${high}; nothing is higher: pass.`;
     }
     const t = view.current_trick;
     if (!t.plays.length) return view.trump ? "Your lead." : "Your pitch: the suit you lead is trump.";
@@ -801,6 +887,18 @@
 
   function render() {
     const v = game.view;
+    game.sizes = v.hand_sizes.slice();
+    game.dealer = v.dealer;
+    game.out = v.out.slice();
+    if (v.auction && !v.done) { // the auction so far, or the contract (no bidder: the eldest pitches, no contract)
+      const a = v.auction;
+      if (v.phase === "bid") {
+        Object.assign(game.hand, { high: a.bid, bidder: a.bidder });
+        game.contract = null;
+      } else {
+        game.contract = { seat: a.bidder === null ? v.eldest : a.bidder, bid: a.bid };
+      }
+    }
     drawScores(v.scores);
     $("target-score").textContent = String(v.target);
     // After the last hand the engine counts one hand more than were played: show the last one's number.
