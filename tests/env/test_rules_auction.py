@@ -187,16 +187,17 @@ def test_game_tie_scores_nobody():
 @pytest.mark.parametrize("low_to, scores", [("holder", [-2, 2]), ("capturer", [-2, 3])])
 def test_set_back_negative_scores_and_low_to_the_holder_or_the_capturer(low_to, scores):
     """docs/rules.md section 8: Short of its bid, the bidder's side is set back: it loses the value of its bid and
-    scores nothing that hand; the others keep what they won. Scores may go below zero ... Low to the side dealt the
-    lowest trump (`low_to="holder"`) or to the side that wins it in a trick (`low_to="capturer"`)."""
+    scores nothing that hand; the others keep what they won. Scores may go below zero, without end unless `floor` is
+    on ... Low to the side dealt the lowest trump (`low_to="holder"`) or to the side that wins it in a trick
+    (`low_to="capturer"`)."""
     s = play(new(WEAK, low_to=low_to), "BID_2", "PASS", "2S", "AS", "KS", "3S", "TC", "7C", "9C", "4D", "8C", "5D",
              "QD", "6D")
     r = s.hand_results[0]
     assert r["low"] == (0 if low_to == "holder" else 1) and not r["made"]
     assert s.scores == scores and r["points"] == scores
-    assert GameState.new("pitch", seed=0, scores=[-1000, 6, 0, -3]).scores == [-1000, 6, 0, -3]
-    with pytest.raises(ValueError, match="from -1000 to 6"):
-        GameState.new("pitch", seed=0, scores=[-1001, 0, 0, 0])
+    assert GameState.new("pitch", seed=0, scores=[-1003, 6, 0, -3]).scores == [-1003, 6, 0, -3]
+    with pytest.raises(ValueError, match="below 7"):
+        GameState.new("pitch", seed=0, scores=[-1003, 7, 0, 0])
 
 
 @pytest.mark.parametrize("going_out, winner, scores", [("bidder", 1, [6, 7]), ("order", 0, [7, 6])])
