@@ -11,6 +11,7 @@ The grammar (docs/agents.md):
     <checkpoint>                 [":sym=0" | ":sym=1"]     a file ending in .pt, any existing file, or a run
                                                            folder holding best.pt or latest.pt
     sb3:<model.zip>                                        a Stable-Baselines3 model (adapters.sb3_agent)
+    solved:<mini preset>         [":seed=N"]               a mini preset's stored equilibrium (players.solved)
     experimental:<name>          [":" key=value,... | ":" shorthand]   a research player (agents.lab)
 
 Names are case-insensitive; spaces around keys and values go. A checkpoint path may hold colons
@@ -41,6 +42,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from allfours_env.rules import MINI_PRESETS
+
 from .bots import BOTS
 
 # Option kinds besides int, float and str.
@@ -63,6 +66,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "guided": {"bot": NETWORK, "worlds": int, "time": float, "candidates": int, "floor": float, "exact": int,
                "infer": int, "playout": PLAYOUT, "seats": str, "seed": int},
     "ismcts": {"simulations": int, "uct": float, "episode": str, "seed": int},
+    "solved": {"seed": int},  # solved:<mini preset>[:seed=N]
     "br": {"target": TARGET, "worlds": int, "candidates": int, "continuation": str, "depth": int, "value": str,
            "seed": int},
 }
@@ -74,8 +78,8 @@ LAB_GRAMMAR = "allfours.agents.lab.grammar"
 EXPERIMENTAL = "experimental:"
 
 # br last: a player against one named target, not one to pick from a list
-NAMES = (*(n for n in OPTIONS if n != "br"), "bot:<name>", "<checkpoint path or *.pt>", "sb3:<model.zip>",
-         f"{EXPERIMENTAL}<name>", "br:target=<spec>")
+NAMES = (*(n for n in OPTIONS if n not in ("br", "solved")), "bot:<name>", "<checkpoint path or *.pt>",
+         "sb3:<model.zip>", "solved:<mini preset>", f"{EXPERIMENTAL}<name>", "br:target=<spec>")
 _PREFIXES = (*OPTIONS, "bot", "sb3", "experimental")
 _TYPE_WORDS = {int: "int", float: "float", str: "str"}
 
@@ -88,8 +92,8 @@ def lab_grammar():
 @dataclass(frozen=True, eq=False)
 class AgentSpec:
     """One agent spec, parsed: ``name`` (``random``, ``heuristic``, ``search``, ``guided``, ``ismcts``,
-    ``bot``, ``checkpoint``, ``sb3`` or ``experimental:<name>``), ``target`` (the bot's name, the
-    checkpoint's or model's path; else None) and ``options`` (typed values; nested specs as
+    ``bot``, ``checkpoint``, ``sb3``, ``solved`` or ``experimental:<name>``), ``target`` (the bot's name, the
+    checkpoint's or model's path, the solved preset; else None) and ``options`` (typed values; nested specs as
     ``AgentSpec``). ``text`` is the text it was parsed from; ``str(spec)`` the canonical text."""
 
     name: str
@@ -120,6 +124,13 @@ class AgentSpec:
             return cls("sb3", rest.strip(), (), text)
         if word == "experimental":
             return cls._experimental(text, rest)
+        if word == "solved":
+            preset, _, tail = rest.partition(":")
+            preset = preset.strip().lower()
+            if preset not in MINI_PRESETS:
+                raise ValueError(f"agent spec {text!r} names no mini preset: give solved:<preset>, one of "
+                                 f"{', '.join(MINI_PRESETS)} (docs/rules.md section 7){_hint(preset, MINI_PRESETS)}")
+            return cls("solved", preset, _options(text, "solved", tail, OPTIONS["solved"]), text)
         if word in OPTIONS:
             return cls(word, None, _options(text, word, rest, OPTIONS[word]), text)
         path = _checkpoint_split(text)
@@ -181,8 +192,8 @@ class AgentSpec:
         opts = ",".join(f"{k}={_format(kinds.get(k), v)}" for k, v in self.items)
         if self.name == "sb3":
             return f"sb3:{self.target}"
-        if self.name == "bot":
-            head = f"bot:{self.target}"
+        if self.name in ("bot", "solved"):
+            head = f"{self.name}:{self.target}"
         elif self.name == "checkpoint":
             head = self.target
             if head.partition(":")[0].strip().lower() in _PREFIXES:  # a file named like an agent

@@ -15,6 +15,7 @@
     make_agent("experimental:nested:24x8")    # a research player of allfours.agents.lab.experimental (not stable API)
     make_agent("ismcts:simulations=100")      # OpenSpiel's ISMCTS (players.ismcts; the extra allfours[openspiel])
     make_agent("br:target=bot:seven_up", preset="seven_up")  # a best response to a deterministic player
+    make_agent("solved:mini2", preset="mini2")  # the stored equilibrium of a mini preset (players.solved)
 
 ``make_agent`` takes the text or an ``allfours.agents.spec.AgentSpec`` parsed once at the boundary (the
 same value a worker process gets). Unknown names or parameters raise a ``ValueError`` that lists
@@ -42,6 +43,7 @@ from ..players.neural import load_network
 from ..players.playout import NetworkPlayout
 from ..players.random_agent import RandomAgent
 from ..players.search import SearchAgent
+from ..players.solved import SolvedAgent
 from .bots import BOTS
 from .grammar import EXPERIMENTAL, OPTIONS, AgentSpec, check_seats, expect_spec
 
@@ -78,6 +80,8 @@ AGENTS = {
                "(default) or side, whom the network plays in the playouts)"),
     "ismcts": (_ismcts, "OpenSpiel's ISMCTS on python_allfours (simulations per move, uct constant, episode: hand or "
                "match horizon; needs pip install 'allfours[openspiel]')"),
+    "solved": (SolvedAgent, "a mini preset's stored equilibrium, its mixed strategy sampled (solved:mini2, "
+               "solved:mini3; plays that preset only)"),
     "br": (BestResponseAgent, "local best response to a deterministic target (target: heuristic, bot:<name> or a "
            "checkpoint; consistent worlds valued and candidates drawn per move, continuation: target or heuristic, "
            "depth: 1 or 2, value: match or points; two-player games)"),
@@ -102,6 +106,11 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
     if isinstance(spec, Agent):
         return spec
     spec = AgentSpec.parse(spec)
+    if spec.name == "solved":  # one game only: the tree its equilibrium was solved on
+        if preset != spec.target:
+            raise ValueError(f"{spec.label} is the equilibrium of {spec.target}: it plays {spec.target} only, not "
+                             f"{preset}")
+        return SolvedAgent(spec.target, seed=spec.get("seed", seed))
     if preset in AUCTION_PRESETS and not plays_auction(spec):
         if spec.is_network:
             raise ValueError(f"{spec.label} is a network for {BOTS[spec.target][0]}: it does not play {preset} "

@@ -35,14 +35,15 @@ CANONICAL = [
     "sb3:runs/sb3_seven_up.zip", "sb3:model.zip", "experimental:nested:24x8", "experimental:pitch:tries=5,worlds=7",
     "experimental:infer:k=10,eps=0.1", "experimental:oracle:exact=8", "experimental:clairvoyant",
     "experimental:model:opponent=heuristic", "experimental:prefer:margin=0.005", "ismcts", "ismcts:simulations=100",
-    "ismcts:simulations=30,uct=2,episode=match",
+    "ismcts:simulations=30,uct=2,episode=match", "solved:mini2", "solved:mini3:seed=3",
 ]
 # Other spellings of the same specs -> their canonical text.
 SPELLINGS = [("search:worlds=8, exact=12", "search:worlds=8,exact=12"), ("SEARCH:worlds=3", "search:worlds=3"),
              ("  bot:yorkshire ", "bot:yorkshire"), ("search:time=1.0", "search:time=1"), ("search:", "search"),
              ("experimental:nested:worlds=3,inner=2", "experimental:nested:3x2"),
              ("guided:bot=bot:seven_up", "guided:bot=seven_up"), ("bot:seven_up:", "bot:seven_up"),
-             ("search:playout = bot:yorkshire : sym=1", "search:playout=bot:yorkshire:sym=1")]
+             ("search:playout = bot:yorkshire : sym=1", "search:playout=bot:yorkshire:sym=1"),
+             ("Solved: MINI2 : seed = 2", "solved:mini2:seed=2")]
 
 
 def _eval_agent_lists() -> list[str]:
@@ -140,6 +141,10 @@ def test_checkpoint_path_is_the_file_a_warm_start_reads():
     ("bot:seven_up:greedy=0", "bad option 'greedy=0' in 'bot:seven_up:greedy=0': a bot or checkpoint takes only sym"),
     ("x.pt:sym", "a bot or checkpoint takes only sym=0 or sym=1"),
     ("sb3:", "agent spec 'sb3:' names no model: give sb3:<model.zip>"),
+    ("solved:nope", "agent spec 'solved:nope' names no mini preset: give solved:<preset>, one of mini2, mini3"),
+    ("solved", "agent spec 'solved' names no mini preset"),
+    ("solved:mini2:depth=1", "unknown parameter 'depth' for agent 'solved': valid are seed$"),
+    ("solved:mini2", "solved:mini2 is the equilibrium of mini2: it plays mini2 only, not yorkshire"),
     ("experimental:nosuch", "unknown experimental agent 'nosuch': choose one of pitch, infer"),
     ("experimental:nested:3", "nested spec must be experimental:nested:OxI"),
     ("experimental:oracle:worlds=3", "unknown parameter 'worlds' for agent 'oracle'"),
