@@ -191,3 +191,20 @@ def test_render_without_a_mode_warns():
         warnings.simplefilter("always")
         assert e.render() is None
     assert any("render" in str(w.message) for w in caught)
+
+
+def test_the_new_options_are_rule_options_everywhere():
+    """docs/rules.md section 8's table: `all_pass` "stuck", "redeal", "eldest" or "next_dealer"; `smudge_points` and
+    `floor` True / False: options of the command line's ``--rule KEY=VALUE`` and of the server's hosted matches."""
+    from allfours.cli.rule_args import OTHERS
+    from allfours_env.rules import parse_rule_options
+
+    assert {"floor", "smudge_points", "all_pass"} <= set(OTHERS)
+    assert parse_rule_options(["floor=true", "smudge=yes", "smudge_points=on", "all_pass=eldest"], "setback") == {
+        "floor": True, "smudge": True, "smudge_points": True, "all_pass": "eldest"}
+    pytest.importorskip("pydantic")
+    from allfours.serve.models import match_options_schema
+
+    props = match_options_schema("setback")["properties"]
+    assert props["all_pass"] == {"enum": ["stuck", "redeal", "eldest", "next_dealer"]}
+    assert props["floor"] == props["smudge_points"] == {"type": "boolean"}
