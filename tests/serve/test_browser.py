@@ -231,10 +231,14 @@ def test_play_a_whole_setback_match_by_clicking(server, browser):
     assert record["done"] and max(record["scores"]) >= 11 and final == record["scores"]
     assert browser.find_element(By.ID, "final-scores").text == named(["You and partner", "Opponents"], final)
     replay = GameState.new("setback", seed=record["seed"])  # the server's record replays to the same score
+    privileges = 0  # "match": "the dealer may take the high bid at its value" (docs/rules.md section 8)
     for seat, action in record["actions"]:
         assert replay.current == seat
+        privileges += action.startswith("BID_") and seat == replay.dealer and int(action[4:]) == replay.bid
         replay.apply(parse_action(action))
     assert replay.done and replay.scores == final
+    taken = [x for x in log_lines(browser) if re.fullmatch(r"\w+ takes? the bid at [1-4]: the dealer's privilege\.", x)]
+    assert len(taken) == privileges, (taken, privileges)
     assert {"PASS", "BID_4"} <= set(calls) and prompts <= {"Your call", "Everybody else passed"}, (calls, prompts)
     lines = log_lines(browser)
     assert any(" bid 4" in x or "bids " in x for x in lines) and any(" passes." in x for x in lines), lines
@@ -288,7 +292,7 @@ def test_a_pitch_match_on_a_phone_shows_the_contract_and_names_the_scores(server
             if state == "card":
                 box = browser.find_element(By.ID, "contract")
                 trump = f" \u00b7 {SUIT_WORDS['CDHS'[game.trump]]} trump" if game.trump >= 0 else ""
-                assert box.text == f"Contract {names[game.bidder]} bid {game.bid}{trump}", box.text
+                assert box.text == f"Contract: {names[game.bidder]} bid {game.bid}{trump}", box.text
                 top, bottom, right, height, width = browser.execute_script(PLACE, "contract")
                 assert box.is_displayed() and 0 <= top and bottom <= height and right <= width
                 contracts.add((game.hand_no, bool(trump)))
@@ -321,6 +325,35 @@ def test_a_pitch_match_on_a_phone_shows_the_contract_and_names_the_scores(server
         assert not errors, errors
     finally:
         browser.set_window_size(1280, 900)
+
+
+def test_the_dealer_taking_the_bid_under_the_privilege_is_said(server, browser):
+    """Setback's dealer_privilege "match" (docs/rules.md section 8: "the dealer may take the high bid at its
+    value"): this seat deals, the eldest bids 2 and the others pass; the prompt offers the privilege in words, the
+    button bids 2, and the log and the table's contract say who took the bid."""
+    app, base = server
+    store = app.state.matches
+    seed = first_seed("setback", {}, lambda s: s.dealer == 0)
+    made = store.create("setback", ["human"] * 4, {}, seed)
+    mid, tokens = made["match_id"], {t["seat"]: t["token"] for t in made["tokens"]}
+    for seat, call in ((1, "BID_2"), (2, "PASS"), (3, "PASS")):
+        store.move(mid, tokens[seat], call)
+    resume(browser, base, made)
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script(PAGE_STATE) == "decision")
+    assert browser.find_element(By.ID, "prompt").text == ("Your call: Left bid 2; as dealer you may take it at 2 "
+                                                          "(the dealer's privilege), bid more (3 or 4), or pass.")
+    assert browser.find_element(By.ID, "contract").text == "High bid: Left 2"
+    assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#decisions button")] == [
+        "Pass", "Bid 2", "Bid 3", "Bid 4"]
+    browser.find_element(By.ID, "action-BID_2").click()
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script(PAGE_STATE) == "card")
+    assert "You take the bid at 2: the dealer's privilege." in log_lines(browser), log_lines(browser)
+    assert browser.find_element(By.ID, "contract").text == "Contract: You bid 2"
+    state = store._matches[mid].state
+    assert state.bidder == 0 and state.bid == 2
+    browser.find_element(By.ID, "leave").click()
+    browser.find_element(By.ID, "leave-yes").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "setup").is_displayed())
 
 
 def play_to_the_end(browser, decide=None, card=None) -> list[dict]:

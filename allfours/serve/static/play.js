@@ -661,13 +661,13 @@
     const high = game.hand.high;
     const parts = [];
     if (c && c.bid) {
-      parts.push(el("span", { class: "label" }, "Contract "), el("b", {}, `${seatName(c.seat)} bid ${bidWords(c.bid)}`));
+      parts.push(el("span", { class: "label" }, "Contract: "), el("b", {}, `${seatName(c.seat)} bid ${bidWords(c.bid)}`));
     } else if (c) {
-      parts.push(el("span", { class: "label" }, "No contract "), el("b", {}, `${seatName(c.seat)} ${
+      parts.push(el("span", { class: "label" }, "No contract: "), el("b", {}, `${seatName(c.seat)} ${
         c.seat === game.seat ? "pitch" : "pitches"}`));
     } else {
       const bidder = high ? game.hand.bidder : null;
-      parts.push(el("span", { class: "label" }, "Bidding "), high
+      parts.push(el("span", { class: "label" }, high ? "High bid: " : "Bidding: "), high
         ? el("b", {}, `${seatName(bidder)} ${bidWords(high)}`) : "no bid yet");
     }
     if (c && game.trump) {
