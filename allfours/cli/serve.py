@@ -12,6 +12,7 @@ client addresses only from the proxies ``--forwarded-allow-ips`` names, and boun
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import socket
 import sys
@@ -107,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"allfours serve: warning: match {match_id} not rebuilt: {why}", file=sys.stderr)
     kept = f"matches in {db.path} ({matches.rebuilt} rebuilt)" if db is not None else f"matches in memory ({MEMORY})"
     app = create_app(pool=pool, max_body_bytes=args.max_body_bytes, matches=matches, hosts=hosts)
+    if db is not None:
+        close_at_shutdown(app, db)
     print(f"allfours serve: bots {pool.specs} on http://{args.host}:{args.port} (play at /play, docs at /docs); "
           f"{kept}", file=sys.stderr)
     config = server_config(app, log_level=args.log_level, forwarded_allow_ips=args.forwarded_allow_ips or "",
@@ -118,6 +121,21 @@ def main(argv: list[str] | None = None) -> int:
         if db is not None:
             db.close()
     return 0
+
+
+def close_at_shutdown(app, db: MatchDB) -> None:
+    """Close the match file when the app shuts down: after a SIGTERM uvicorn raises the signal again once it has
+    stopped, which ends the process before ``main``'s ``finally`` (SQLite then never copies its journal in, nor
+    would a journal deleted since the last request be noticed)."""
+    inner = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app_):
+        async with inner(app_) as state:
+            yield state
+        db.close()
+
+    app.router.lifespan_context = lifespan
 
 
 def run(server: uvicorn.Server, sock: socket.socket) -> None:

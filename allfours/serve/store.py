@@ -113,6 +113,7 @@ class MatchDB:
         self.path, self.clock = Path(path), clock  # the wall clock: what is kept must mean the same after a restart
         self._lock = threading.Lock()
         self._owner = None  # an open descriptor of the file, holding its flock while this process uses it
+        self.closed = False
         self.conn = self._connect()
         self.journal = self.path.with_name(self.path.name + "-wal")  # SQLite's WAL: it lives while the file is open
         # Which files these are (device, inode): the ones at the paths must stay them (``_check_file``).
@@ -121,7 +122,8 @@ class MatchDB:
         try:
             st = os.stat(self.journal)
         except OSError as e:
-            self.close()
+            self.conn.close()
+            self._release()
             raise StoreError(f"{self.path}: SQLite keeps no journal at {self.journal} ({e.strerror}): give --db a "
                              "file on a local disk") from None
         self._journal_identity = (st.st_dev, st.st_ino)
@@ -226,8 +228,13 @@ class MatchDB:
             conn.executescript(f"BEGIN; {MIGRATIONS[v]} PRAGMA user_version = {v}; COMMIT;")
 
     def close(self) -> None:
+        """Close the file (again: nothing); a journal deleted since the last request is copied in first."""
         with self._lock:
+            if self.closed:
+                return
+            self._noticed()  # SQLite's own close does not copy a deleted journal in
             self.conn.close()
+            self.closed = True
             self._release()
 
     def notice(self) -> None:
