@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def close_at_shutdown(app, db: MatchDB) -> None:
     """Close the match file when the app shuts down: after a SIGTERM uvicorn raises the signal again once it has
-    stopped, which ends the process before ``main``'s ``finally`` (SQLite then never copies its journal in, nor
-    would a journal deleted since the last request be noticed)."""
+    stopped, which ends the process before ``main``'s ``finally``; unclosed, the file never gets what its journal
+    holds, and a journal deleted meanwhile takes it away."""
     inner = app.router.lifespan_context
 
     @contextlib.asynccontextmanager

@@ -228,11 +228,11 @@ class MatchDB:
             conn.executescript(f"BEGIN; {MIGRATIONS[v]} PRAGMA user_version = {v}; COMMIT;")
 
     def close(self) -> None:
-        """Close the file (again: nothing); a journal deleted since the last request is copied in first."""
+        """Close the file (SQLite copies its journal in, a deleted one too); a second time does nothing."""
         with self._lock:
             if self.closed:
                 return
-            self._noticed()  # SQLite's own close does not copy a deleted journal in
+            self._noticed()  # a journal deleted since the last request is said on stderr
             self.conn.close()
             self.closed = True
             self._release()
