@@ -272,7 +272,6 @@ def test_slow_readers_are_dropped_at_the_write_timeout_and_others_are_served(mon
         ask = f"GET {ASSET} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode() * 3
         socks = []
         try:
-            start = time.monotonic()
             for _ in range(30):
                 s = socket.socket()
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -280,8 +279,11 @@ def test_slow_readers_are_dropped_at_the_write_timeout_and_others_are_served(mon
                 s.connect(("127.0.0.1", port))
                 s.sendall(ask)
                 socks.append(s)
-            time.sleep(0.3)
-            assert len(server.server_state.connections) == 30  # all stalled, none answered whole
+            start = time.monotonic()
+            while len(server.server_state.connections) < 30 and time.monotonic() - start < 10:
+                time.sleep(0.02)
+            assert len(server.server_state.connections) == 30  # all held, none answered whole
+            start = time.monotonic()
             for _ in range(5):  # a normal client meanwhile: answered at once
                 asked = time.monotonic()
                 assert request(port, "GET", "/v1/health")[0] == 200
@@ -290,7 +292,7 @@ def test_slow_readers_are_dropped_at_the_write_timeout_and_others_are_served(mon
                 time.sleep(0.05)
             took = time.monotonic() - start
             assert not server.server_state.connections, len(server.server_state.connections)
-            assert took < 6, took  # 1 s without progress, then dropped (bounded: not for good)
+            assert took < 5, took  # 1 s without progress, then dropped (bounded: not for good)
             got = [len(_read_all(s)) for s in socks]
             assert max(got) < size, got  # dropped mid-answer: reset, not left to trickle out
         finally:
