@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from allfours.agents.spec import AgentSpec
 from allfours.serve.core import BotPool
 from allfours.serve.stdio import serve_lines
 
@@ -20,6 +21,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bot", action="append", dest="bots", metavar="AGENT", help=bot_help())
     p.add_argument("--max-line-bytes", type=positive_int, default=64 * 1024, help="refuse longer request lines")
     args = p.parse_args(argv)
+    for text in args.bots or ():  # a spec that names no agent: said so, for the preset asked for
+        try:
+            AgentSpec.parse(text)
+        except ValueError as e:
+            game = f" for preset {args.preset!r}" if args.preset else ""
+            return fail(prog, f"argument --bot: unknown bot {text!r}{game}: {e}")
     pool = BotPool(args.bots)
     err = check_bots(pool, args.preset)
     if err:

@@ -143,6 +143,8 @@ BAD = {
     "bot": [
         (["--preset", "nope"], "argument --preset: unknown preset 'nope'"),
         (["--bot", "bogus"], "argument --bot:"),
+        (["--preset", "setback", "--bot", "nope"], "argument --bot: unknown bot 'nope' for preset 'setback': unknown "
+                                                  "agent 'nope': choose one of"),
         (["--max-line-bytes", "0"], "argument --max-line-bytes:"),
     ],
     "export": [
@@ -206,6 +208,33 @@ def test_an_unknown_command_is_one_line():
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "unknown command 'trian'" in proc.stderr
 
 
+# Refused before torch, the agents and the trainer are imported: argparse's checks, the game's rules, the config's
+# name. (Checks that build an agent, load a checkpoint or read a config's keys come after.)
+BEFORE_TORCH = [["eval", "--preset", "nope"], ["eval", "--players", "9"], ["eval", "--rule", "bogus=1"],
+                ["eval", "--matches", "0"], ["train", "--config", "nope"], ["train", "--workers", "0"],
+                ["train", "--bogus"], ["export", "bot:yorkshire", "--vectors", "-1"],
+                ["export", "bot:yorkshire", "--preset", "nope"]]
+PROBE = """
+import sys
+from allfours.cli import main
+try:
+    rc = main(sys.argv[1:])
+except SystemExit as e:  # argparse's exit, where a command lets it through
+    rc = e.code
+heavy = sorted(m for m in ("torch", "allfours.agents", "allfours.train.config", "allfours.train.trainer")
+               if m in sys.modules)
+print(rc, ",".join(heavy) or "-")
+"""
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("argv", BEFORE_TORCH, ids=[" ".join(a) for a in BEFORE_TORCH])
+def test_a_bad_argument_is_refused_before_torch_is_imported(argv):
+    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.split() == ["2", "-"], (proc.stdout, proc.stderr)
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(f"allfours {argv[0]}: error: "), proc.stderr
+
+
 # Options of each command with something to put after them; every list also holds an option no
 # command has, so no list can start real work (a server, a training run) whatever else it holds.
 OPTIONS = {
@@ -240,3 +269,32 @@ def test_random_bad_argument_lists_get_one_line_and_status_2(argv, files, capsys
     assert rc == 2, (argv, err)
     assert err.count("\n") == 1 and err.startswith(f"allfours {argv[0]}: error: ") and "Traceback" not in err, (
         argv, err)
+
+
+def test_the_commands_find_a_config_as_the_trainer_does(tmp_path, monkeypatch):
+    """``--config`` is checked before the trainer is imported (``allfours.cli.common.config_file``): it takes what
+    ``allfours.train.config.resolve_config_path`` takes, and nothing else."""
+    import argparse
+
+    from allfours.cli.common import config_file, config_names
+    from allfours.train.config import config_names as trainer_names
+    from allfours.train.config import resolve_config_path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.yaml").write_text("preset: seven_up\n")
+    (tmp_path / "plain").write_text("preset: seven_up\n")
+    (tmp_path / "smoke").mkdir()  # a folder named like a config: the path exists
+    assert config_names() == trainer_names()
+    for text in [*config_names(), "nope", "smoke.yaml", "mine.yaml", "mine", "plain", "smoke", "nope.yml",
+                 str(tmp_path / "mine.yaml")]:
+        try:
+            resolve_config_path(text)
+            trainer = True
+        except ValueError:
+            trainer = False
+        try:
+            command = config_file(text) == text
+        except argparse.ArgumentTypeError as e:
+            command = False
+            assert str(e).startswith(f"config {text!r} not found: give a YAML file or one of ")
+        assert command == trainer, text
