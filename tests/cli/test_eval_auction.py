@@ -59,6 +59,21 @@ def test_eval_plays_an_sb3_model_on_pitch(pitch_model, tmp_path, capsys):
     _played_to_the_end(report, [spec, "heuristic"], 2)
 
 
+@pytest.mark.slow
+def test_eval_plays_a_maskableppo_trained_on_pitch(tmp_path, capsys):
+    """As docs/agents.md invites: a MaskablePPO trained on allfours/Pitch-v0 (a few hundred steps), then measured."""
+    path = tmp_path / "trained.zip"
+    model = sb3_contrib.MaskablePPO("MlpPolicy", gymnasium.make("allfours/Pitch-v0", players=2), n_steps=128,
+                                    batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(256)
+    assert model.num_timesteps >= 256
+    model.save(path)
+    spec = f"sb3:{path}"
+    report = _eval(["--preset", "pitch", "--players", "2", "--agents", spec, "random", "--matches", "4"],
+                   tmp_path / "e.json", capsys)
+    _played_to_the_end(report, [spec, "random"], 4)
+
+
 def test_eval_plays_ismcts_on_setback(tmp_path, capsys):
     spec = "ismcts:simulations=4"
     report = _eval(["--preset", "setback", "--target", "3", "--agents", spec, "random", "--matches", "2"],
