@@ -1,9 +1,10 @@
 """The ``allfours`` command: each subcommand lives in its own module of this package with a ``main(argv)``.
 
 This is the top layer: it may import everything (``allfours_env`` <- ``allfours.agents`` <-
-``allfours.train`` <- here); nothing imports it. ``eval``, ``train`` and ``export`` read and check their
-arguments in their own module, which imports neither torch nor the agents, and then load their work
-(``eval_run``, ``train_run``, ``export_run``) by name: a bad argument is refused in a fraction of a second.
+``allfours.train`` <- here); nothing imports it. ``eval``, ``train``, ``exploit`` and ``export`` read and
+check their arguments in their own module, which imports neither torch nor the agents, and then load their
+work (``eval_run``, ``train_run``, ``exploit_run``, ``export_run``) by name: a bad argument is refused in a
+fraction of a second.
 """
 
 from __future__ import annotations

@@ -213,7 +213,9 @@ def test_an_unknown_command_is_one_line():
 BEFORE_TORCH = [["eval", "--preset", "nope"], ["eval", "--players", "9"], ["eval", "--rule", "bogus=1"],
                 ["eval", "--matches", "0"], ["train", "--config", "nope"], ["train", "--workers", "0"],
                 ["train", "--bogus"], ["export", "bot:yorkshire", "--vectors", "-1"],
-                ["export", "bot:yorkshire", "--preset", "nope"]]
+                ["export", "bot:yorkshire", "--preset", "nope"], ["exploit", "--preset", "nope"],
+                ["exploit", "--bot", "heuristic", "--config", "nope"],
+                ["exploit", "--bot", "heuristic", "--minutes", "0"]]
 PROBE = """
 import sys
 from allfours.cli import main
