@@ -166,13 +166,13 @@ def run_ppo(args, tree, eq):
         run = Path(args.runs_dir) / name
         say(f"ppo: {shown}")
         subprocess.run([sys.executable, "-m", "allfours", *cmd[1:]], check=True)
-    import torch
+    from allfours.agents.network.checkpoint import load_checkpoint
 
     found = sorted(run.glob("steps_*.pt"), key=lambda p: int(p.stem.split("_")[1])) + [run / "latest.pt"]
     for ckpt in found:
         if not ckpt.exists():
             raise SystemExit(f"mini_learners.py: error: {ckpt} is missing: not a finished training run")
-        progress = torch.load(ckpt, map_location="cpu", weights_only=False)["progress"]
+        progress = load_checkpoint(ckpt)["progress"]
         say(f"ppo: measuring {ckpt} ({progress['steps']:,} decisions)")
         yield agent_row("ppo", str(ckpt), f"{progress['steps']:,} decisions", args.preset, args.seed,
                         f"{shown}; allfours exploit --method exact --preset {args.preset} --bot {ckpt}",

@@ -80,13 +80,13 @@ def train_recipe(name: str, args, cores: list[int] | None) -> dict:
     preexec = (lambda: os.sched_setaffinity(0, cores)) if cores else None
     with open(log, "w") as out:
         subprocess.run([sys.executable, "-m", "allfours", *cmd[1:]], check=True, stdout=out, stderr=subprocess.STDOUT,
-                       preexec_fn=preexec, cwd=ROOT)
+                       preexec_fn=preexec)
     ck = load_checkpoint(Path(args.runs_dir) / run / "latest.pt")
     final = ck["exact"]["curve"][-1]["nash_conv"]  # measured at the end of the budget: latest.pt's weights
     if args.preset == "mini2":  # and once more as `allfours exploit --method exact` does (seconds on mini2)
         report = exact_report(load_agent(Path(args.runs_dir) / run / "latest.pt", greedy=False), args.preset,
                               seed=args.seed, note=lambda *a: None)
-        if abs(report["nash_conv"] - final) > 1e-4:
+        if abs(report["nash_conv"] - final) > 1e-3:  # bfloat16 rounds a batch and a row apart
             raise SystemExit(f"mini_recipes.py: error: {run}: exact_report gives {report['nash_conv']:.6f}, the "
                              f"run's last measurement {final:.6f}")
     say(f"{name}: {ck['progress']['steps']:,} decisions in {ck['progress']['train_seconds'] / 60:.1f} min, "
