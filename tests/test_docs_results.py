@@ -156,6 +156,20 @@ def check_rows_report(report: dict, what: str) -> None:
         assert row["command"].startswith(("python benchmarks/", "allfours ")), what
 
 
+def check_recipes_report(report: dict, what: str) -> None:
+    """benchmarks/mini_recipes.py's runs: each recipe's exact NashConv curve, its last point its figure."""
+    assert report["command"].startswith("python benchmarks/mini_recipes.py"), what
+    for row in report["rows"]:
+        curve = [p["nash_conv"] for p in row["curve"]]
+        assert row["command"].startswith("allfours train --config ") and curve, f"{what}: {row['recipe']}"
+        assert all(0 <= v < 10 for v in curve), f"{what}: {row['recipe']}"
+        assert row["nash_conv"] == curve[-1] and row["lowest"] == min(curve), f"{what}: {row['recipe']}"
+        steps = [p["steps"] for p in row["curve"]]
+        assert steps == sorted(steps) and steps[-1] == row["decisions"], f"{what}: {row['recipe']}"
+    if report["cfr"] is not None:
+        assert [p["nash_conv"] for p in report["cfr"]["curve"]], what
+
+
 def check_report(report, what: str) -> None:
     """One of the JSON reports kept as raw results (EVAL_FIELDS and the rest above), checked as its kind."""
     assert isinstance(report, dict), f"{what}: a JSON {type(report).__name__}, not a report"
@@ -165,6 +179,8 @@ def check_report(report, what: str) -> None:
             check_eval_report(run, f"{what}, run {i}")
     elif set(report) == ROWS_FIELDS:
         check_rows_report(report, what)
+    elif {"rows", "cfr", "minutes"} <= set(report):
+        check_recipes_report(report, what)
     elif "exploiter" in report:
         check_exploit_report(report, what)
     elif "responder" in report:
