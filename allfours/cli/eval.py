@@ -38,9 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog=PROG, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_rule_arguments(p, auction=True)
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
-                   help="agent specs: random, heuristic, search, search:worlds=64, guided, a checkpoint path, "
-                        "bot:<name> (yorkshire, traditional, traditional_2p, seven_up, pitch, setback); "
-                        "docs/agents.md")
+                   help="agent specs: random, heuristic, search, search:worlds=64, guided, ismcts, a checkpoint "
+                        "path, bot:<name> (yorkshire, traditional, traditional_2p, seven_up, pitch, setback), "
+                        "sb3:<model.zip>; docs/agents.md")
     p.add_argument("--matches", type=positive_int, default=400, help="matches per pairing (a multiple of the "
                    "seatings per deal: 2, or 3 with three players); default 400")
     p.add_argument("--seed", type=seed, default=0, help="run seed: same seed, same numbers (default 0)")
