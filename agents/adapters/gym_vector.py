@@ -8,11 +8,11 @@ seats played by batched opponents (``allfours.agents.players.batched``: heuristi
     obs, rewards, terminated, truncated, info = envs.step(actions)
 
 Arguments as ``allfours.agents.adapters.gym_env``'s single env (``opponent``, ``partner``, ``seat``, ``max_moves``,
-the ``env()`` options); an opponent without a batched form (``search``, ``guided``, and so far ``heuristic`` in the
-auction presets, pitch and setback) is refused with one ValueError: play it with ``vectorization_mode="sync"``
-(one single env per game). Game i reset with seed s plays the matches the single env plays after
-``reset(seed=s + i)``: the same deals, seats and, with deterministic opponents (heuristic, greedy networks),
-the same games (the tests compare them).
+the ``env()`` options; the default opponent, ``heuristic``, bids too in the auction presets, pitch and setback);
+an opponent without a batched form (``search``, ``guided``) is refused with one ValueError: play it with
+``vectorization_mode="sync"`` (one single env per game). Game i reset with seed s plays the matches the single
+env plays after ``reset(seed=s + i)``: the same deals, seats and, with deterministic opponents (heuristic,
+greedy networks), the same games (the tests compare them).
 
 Autoreset: ``AutoresetMode.SAME_STEP``. A game whose episode ends on a step returns its next
 episode's first observation and mask, with ``terminated[i]`` and the ended episode's reward;

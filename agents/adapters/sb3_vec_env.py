@@ -21,7 +21,9 @@ ended match's ``scores`` and ``winner`` (side; -1 for a match cut at ``max_moves
 in it, and ``TimeLimit.truncated``: True where the match was cut at ``max_moves`` moves (``AllFoursVectorEnv``'s
 ``truncated``; by default only in the auction presets, at 3,000 moves). The engine replaces an ended or cut
 match in the same step, so there is no ``terminal_observation`` to bootstrap a cut episode from (SB3 then
-treats it as ended). It renders nothing.
+treats it as ended). It renders nothing. Measure a model with sb3-contrib's maskable ``evaluate_policy``
+(``sb3_contrib.common.maskable.evaluation``): SB3's plain one ignores the masks, and the first illegal action
+(in the auction, nearly every id while bidding) raises ``IllegalActionError`` (docs/agents.md).
 """
 
 from __future__ import annotations

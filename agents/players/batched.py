@@ -96,8 +96,8 @@ class NetworkPlayer(BatchedPlayer):
 def batched(agent: Agent, rules: Rules, seed: int | None = None) -> BatchedPlayer | None:
     """The batched form of ``agent`` (made by ``registry.make_agent``), or None where it has none
     (search and the experimental agents decide on a ``GameState``)."""
-    if type(agent) is HeuristicAgent:  # (its batched twin plays All Fours' presets, not the auction's yet)
-        return None if rules.auction else HeuristicPlayer(rules)
+    if type(agent) is HeuristicAgent:
+        return HeuristicPlayer(rules)
     if type(agent) is RandomAgent:
         return RandomPlayer(seed)
     if isinstance(agent, NeuralAgent):

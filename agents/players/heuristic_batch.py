@@ -14,18 +14,36 @@ winner") is a lookup in a table of every chunk's best card by that rule's score,
 the suits that breaks ties by the lowest card id, as the scalar ``min``/``max`` keys do. The scores
 and trump strengths are the scalar code's float expressions, summed in its order, so that even
 float ties fall the same way.
+
+The auction presets (pitch, setback): a bid is the highest legal one up to the best suit's count rounded, the
+count (``expected_points``, whole hundredths) a lookup by the suit's chunk and the hand's number of tens; the
+pitch leads that suit's ace, else its lowest card but the jack.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from allfours_env.cards import ACE, ALL_CARDS, BEG, GAME_VALUE, GIVE_ONE, JACK, RUN_PACK, SIX, STAND, TEN, THROW_IN
-from allfours_env.engine import PLAY, STAND_OR_BEG
+from allfours_env.cards import (
+    ACE,
+    ALL_CARDS,
+    BEG,
+    BIDS,
+    GAME_VALUE,
+    GIVE_ONE,
+    JACK,
+    PASS,
+    RUN_PACK,
+    SIX,
+    STAND,
+    TEN,
+    THROW_IN,
+)
+from allfours_env.engine import BID, PLAY, STAND_OR_BEG
 from allfours_env.rules import Rules
 from allfours_env.tricks import TRICK_KEYS
 
-from .heuristic import _SIDE_WORTH, HeuristicAgent, trump_strength
+from .heuristic import _HIGH_ODDS, _LOW_ODDS, _SIDE_WORTH, HeuristicAgent, trump_strength
 
 U64 = np.uint64
 ONE = U64(1)
@@ -113,6 +131,24 @@ def _trump_lead_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 _DRAW, _HUNT = _trump_lead_tables()
+
+
+def _count_table() -> np.ndarray:
+    """expected_points by [Low to the capturer?, the hand's tens (0..4), the trump suit's chunk]: the same whole
+    hundredths (High by the top trump, Low by the lowest, Jack and its guards, Game by trumps and tens)."""
+    high = np.array([_HIGH_ODDS.get(r, 0) for r in range(13)])[_TOPR]
+    low = np.array([_LOW_ODDS.get(r, 0) for r in range(13)])[np.maximum(_BOTR, 0)]
+    guards = _POP[np.arange(_PAGE) >> (JACK + 1)]
+    jack = np.where(_BITS[:, JACK], np.minimum(90, 50 + 15 * guards), 0)
+    tens = np.arange(5)[:, None]
+    game = np.minimum(80, 20 + 10 * np.maximum(0, _POP - 2) + 15 * tens)
+    table = np.stack([high + lo + jack + game for lo in (low, low * 2 // 3)])
+    table[:, :, 0] = 0  # no trump of the suit
+    return table
+
+
+_COUNT = _count_table()
+_BID_BITS = np.array([sum(1 << a for a in BIDS[:v]) for v in range(5)], U64)  # [v]: the bids of 1 to v
 
 
 def _tables(specs) -> tuple[np.ndarray, np.ndarray]:
@@ -255,6 +291,10 @@ class HeuristicBatch:
             j = np.flatnonzero(multi & (phase != PLAY))
             if j.size:
                 out[j] = self._trump_decision(g, rows[j], seat[j], phase[j])
+        if self.rules.auction and j.size < rows.size:
+            j = np.flatnonzero(multi & (phase == BID))
+            if j.size:
+                out[j] = self._bid(g.hands[rows[j], seat[j]], legal[j])
         return out
 
     # ------------------------------------------------------------------ trump decisions
@@ -293,6 +333,29 @@ class HeuristicBatch:
         give = np.where(run, RUN_PACK, np.where((beggar == me) | (strength >= give_at), GIVE_ONE, RUN_PACK))
         return np.where(phase == STAND_OR_BEG, stand, give)
 
+    # ------------------------------------------------------------------ the auction
+    def _counts(self, hc: np.ndarray) -> np.ndarray:
+        """expected_points (4 suits, R) of the hands' suit chunks ``hc`` (4, R)."""
+        tens = (hc >> TEN & 1).sum(0)
+        return _COUNT[int(self.rules.low_to == "capturer"), tens, hc]
+
+    def _bid(self, hand: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The highest legal bid up to the best suit's count rounded half up, else PASS, else (stuck) the lowest."""
+        hc = ((hand >> _SHIFTS) & U64(_CH)).astype(np.intp)
+        afford = np.minimum((self._counts(hc).max(0) + 50) // 100, 4)
+        mine = legal & _BID_BITS[afford]
+        bids = legal & _BID_BITS[4]
+        lowest = _high(bids & (~bids + ONE))
+        return np.where(mine != 0, _high(mine), np.where(legal >> U64(PASS) & ONE != 0, PASS, lowest))
+
+    def _pitch_bid(self, hc: np.ndarray, cc: np.ndarray) -> np.ndarray:
+        """The pitcher's lead: the suit of the best count (the higher suit of equals), its ace, else its lowest
+        card that is not the jack (the jack alone: the jack); ``hc``/``cc`` the hand's and the legal cards' chunks."""
+        suit = 3 - self._counts(hc)[::-1].argmax(0)
+        own = cc[suit, np.arange(hc.shape[1])]
+        rest = own & ~(1 << JACK)
+        return suit * 13 + np.where(own >> ACE & 1 != 0, ACE, np.where(rest != 0, _BOTR[rest], JACK))
+
     # ------------------------------------------------------------------ play
     def _play(self, g, rows, seat, legal):
         """Card play: what the seat knows, then the pitch, lead and follow rules (each if some row needs it)."""
@@ -312,7 +375,7 @@ class HeuristicBatch:
         role = (_SUITS == trump) * _PAGE
         at_trump = ch[:, trump, ar]
         if not self.rules.turnup and (pitch := lead & (trump < 0)).any():
-            out = self._pitch(ch[0])
+            out = self._pitch_bid(ch[0], ch[1]) if self.rules.auction else self._pitch(ch[0])
             if (lead & ~pitch).any():
                 out = np.where(pitch, out, self._lead(trump, ch, at_trump, role))
         elif lead.any():

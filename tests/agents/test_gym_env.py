@@ -277,10 +277,11 @@ def test_the_auction_ids_are_registered_and_play_with_the_default_heuristic():
         if term or trunc:
             obs, info = e.reset()
     assert e.unwrapped.partner.seats == {3}
-    # make_vec one single env per game (the heuristic has no batched form in the auction presets yet)
-    envs = gymnasium.make_vec("allfours:allfours/Pitch-v0", num_envs=2, vectorization_mode="sync", players=3)
-    obs, info = envs.reset(seed=0)
-    assert obs.shape == (2, OBS_SIZE) and info["action_mask"].shape == (2, 63)
+    # make_vec: one single env per game, or the batched engine with the heuristic's batched twin (the default)
+    for mode in ("sync", "vector_entry_point"):
+        envs = gymnasium.make_vec("allfours:allfours/Pitch-v0", num_envs=2, vectorization_mode=mode, players=3)
+        obs, info = envs.reset(seed=0)
+        assert obs.shape == (2, OBS_SIZE) and info["action_mask"].shape == (2, 63)
 
 
 BAD_SEEDS = ["a", 1.5, -1, 2**64, 2**70, True]
@@ -466,11 +467,18 @@ def play_single(env_id, kwargs, seed, steps):
     ("allfours/Pitch-v0", {"seat": "random", "opponent": NET, "max_moves": 300}),
     ("allfours/Pitch-v0", {"players": 2, "opponent": NET, "reward": "points", "max_moves": 14}),
     ("allfours/Setback-v0", {"seat": 1, "opponent": NET, "max_moves": 200}),
+    ("allfours/Pitch-v0", {"players": 2, "seat": "random"}),
+    ("allfours/Pitch-v0", {"players": 3, "seat": "random", "reward": "points"}),
+    ("allfours/Pitch-v0", {"seat": "random"}),
+    ("allfours/Pitch-v0", {"partnerships": True, "seat": 1}),
+    ("allfours/Setback-v0", {"seat": "random"}),
 ], ids=["seven_up", "yorkshire", "traditional3-points", "traditional4-hand", "seven_up-cut", "pitch2-cut", "pitch3-cut",
-        "pitch4-cut", "pitch2-points-cut", "setback-cut"])
+        "pitch4-cut", "pitch2-points-cut", "setback-cut", "pitch2", "pitch3-points", "pitch4", "pitch4-partners",
+        "setback"])
 def test_make_vec_plays_the_single_envs_games(env_id, kwargs):
-    # The auction presets against a network (the heuristic has no batched form there yet), which overbids and is
-    # set back again and again: their matches are cut, and some end (pitch4, setback)
+    # The auction presets against a network, which overbids and is set back again and again: their matches are cut,
+    # and some end (pitch4, setback); against the default opponent, the heuristic (its batched twin bids as it
+    # does), whole matches end, none cut
     n, steps, seed = 4, 160, 40
     rec = play_vector(env_id, kwargs, n, steps, seed)
     ends = []
@@ -484,6 +492,12 @@ def test_make_vec_plays_the_single_envs_games(env_id, kwargs):
         assert any(trunc for r, term, trunc in ends)
         if kwargs["max_moves"] > 100:
             assert any(term for r, term, trunc in ends)
+    if "opponent" not in kwargs and "max_moves" not in kwargs:  # the heuristic: whole matches, none cut
+        sides = gymnasium.make(env_id, **kwargs).unwrapped.rules.sides
+        assert not any(trunc for r, term, trunc in ends)
+        if kwargs.get("reward") != "points" and kwargs.get("episode") != "hand":
+            results = {r for r, term, trunc in ends if term}
+            assert results and results <= {1.0, float(np.float32(-1.0 / (sides - 1)))}, results
 
 
 @pytest.mark.slow

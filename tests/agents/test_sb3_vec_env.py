@@ -26,8 +26,8 @@ N = 8
 
 
 def net_agent(seed: int = 0) -> NeuralAgent:
-    """A deterministic opponent with a batched form in the auction presets (where the heuristic has none yet): a
-    greedy untrained network, its policy head scaled up so that no two legal actions are near a tie."""
+    """A deterministic opponent that overbids in the auction presets: a greedy untrained network, its policy head
+    scaled up so that no two legal actions are near a tie."""
     import torch
 
     torch.manual_seed(seed)
@@ -43,14 +43,22 @@ CASES = {  # preset -> its options and opponent; the network overbids and is set
     "pitch3": {"preset": "pitch", "players": 3, "opponent": "net", "max_moves": 60},
     "pitch4": {"preset": "pitch", "opponent": "net", "max_moves": 300},
     "setback": {"preset": "setback", "opponent": "net", "max_moves": 200},
+    # the default opponent, the heuristic (its batched twin bids as it does): whole matches, none cut
+    "pitch2-heuristic": {"preset": "pitch", "players": 2},
+    "pitch3-heuristic": {"preset": "pitch", "players": 3},
+    "pitch4-heuristic": {"preset": "pitch"},
+    "setback-heuristic": {"preset": "setback"},
 }
 
 
-@pytest.mark.parametrize("case", list(CASES))
+SLOW = ("pitch2-heuristic", "pitch3-heuristic", "setback-heuristic")
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in CASES])
 def test_maskable_ppo_trains_on_it_and_its_games_are_the_engines(case):
     kwargs = dict(CASES[case])
     preset = kwargs.pop("preset", case)
-    if kwargs["opponent"] == "net":
+    if kwargs.get("opponent") == "net":
         kwargs["opponent"] = net_agent()
     envs = SB3VecEnv.make(preset, num_envs=N, seat="random", **kwargs)
     assert isinstance(envs, VecEnv) and is_masking_supported(envs) and envs.num_envs == N
@@ -103,8 +111,8 @@ def test_maskable_ppo_trains_on_it_and_its_games_are_the_engines(case):
                     assert rewards[i] == 0.0
             twin[i] = (t_obs, t_info)
     assert ended + cut >= N
-    if "max_moves" not in kwargs:
-        assert cut == 0 and 0 < wins < ended
+    if "max_moves" not in kwargs:  # (in the auction the untrained learner overbids: it may win no match in these)
+        assert cut == 0 and wins < ended and (wins > 0 or twins[0].rules.auction)
     else:
         assert cut > 0
 
