@@ -6,8 +6,8 @@ The equilibrium is the one ``allfours exploit --method exact`` measures against 
 ``<preset>_equilibrium.npz``, made by ``benchmarks/mini_solve.py --save``): one probability per legal action
 of every information set of the preset's tree (``allfours.agents.exploitability.tree``). ``policy`` gives the
 stored probabilities of the seat's information set; ``act`` draws from them with the agent's own generator, so a
-seed replays its moves. The tree is built once a process for each preset (a fraction of a second for mini2,
-a minute or more for mini3).
+seed replays its moves. The tree is built once a process for each preset (a fraction of a second for mini2;
+about a minute and a half and 1 GB of memory for mini3).
 
 The tree holds the hand with seat 1 dealing; a hand that seat 0 deals is the same game with the seats swapped,
 so the seat's information set is looked up in that game: one world consistent with what the seat has seen
