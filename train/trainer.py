@@ -543,9 +543,11 @@ class Trainer:
         self._save(stop, best=False)
 
     def _summary(self, stop: RunStop) -> dict:
+        curve = self.exact.curve if self.exact is not None else []
         return {"run_dir": str(self.run_dir), "interrupted": stop.requested, "stopped_by": stop.name,
                 "signals_during_save": stop.during_save, **self.progress, "best_score": self.best_score,
-                "last_eval": self.last_eval}
+                "last_eval": self.last_eval, "exact_last": curve[-1]["nash_conv"] if curve else None,
+                "exact_lowest": self.exact.lowest if curve else None}
 
     def _save(self, stop: RunStop, best: bool) -> None:
         stop.saving = True

@@ -102,8 +102,12 @@ def _train(args, cfg, run_dir: Path, stop: RunStop) -> int:
     try:
         if cfg.eval_every_minutes > 0:  # what reproduces the figures, from a checkpoint of the run
             searched = [cfg.search_opponent] if cfg.search_eval_every > 0 else []
-            for spec in dict.fromkeys(cfg.eval_opponents + searched):
-                print(f"  eval vs {spec}: the matches of `{trainer.eval_command(spec)}`")
+            for spec in dict.fromkeys(cfg.eval_opponents + searched):  # latest.pt: a run writes it at its
+                # first checkpoint, best.pt only after an evaluation
+                print(f"  eval vs {spec}: the matches of `{trainer.eval_command(spec, 'latest.pt')}`")
+        if cfg.exact_every_minutes > 0:
+            print(f"  exact NashConv every {cfg.exact_every_minutes:g} min, as `allfours exploit --method exact "
+                  f"--preset {cfg.preset} --bot {run_dir / 'latest.pt'}` measures it")
         sys.stdout.flush()
         summary = trainer.train(stop=stop)
     finally:
@@ -123,9 +127,12 @@ def summary_line(summary: dict, run_dir: Path) -> str:
     """The last line of a run: how far it got, where its checkpoints are, how to go on."""
     p = summary
     done = f"{p['steps']:,} decisions, {p['updates']} updates, {p['train_seconds'] / 60:.1f} min"
-    best = " and best.pt (best evaluation)" if (run_dir / "best.pt").exists() else " (no evaluation yet: no best.pt)"
+    kept = "lowest exact NashConv" if p.get("exact_lowest") is not None else "best evaluation"
+    best = f" and best.pt ({kept})" if (run_dir / "best.pt").exists() else " (no evaluation yet: no best.pt)"
     if p["stopped_by"] is None:
-        return f"done: {done}; checkpoints in {run_dir}: latest.pt{best}"
+        nash = p.get("exact_last")
+        nash = f"; exact NashConv {nash:.4f} at the end (lowest {p['exact_lowest']:.4f})" if nash is not None else ""
+        return f"done: {done}{nash}; checkpoints in {run_dir}: latest.pt{best}"
     held = p["signals_during_save"]
     held = f" ({held} further signal{'s' * (held > 1)} during the save waited for it)" if held else ""
     return (f"stopped by {p['stopped_by']} after {done}: saved {run_dir / 'latest.pt'}{held}; "

@@ -305,7 +305,28 @@ def match_options_schema(preset: str) -> dict:
                       "partnerships": {"type": "boolean"} if preset == "pitch" else {"const": True}})
     names = OPTION_NAMES + AUCTION_OPTIONS if preset in AUCTION_PRESETS else OPTION_NAMES
     assert set(props) == {"preset", *names}, "an option of make_rules is missing here"
-    return {"type": "object", "properties": props, "additionalProperties": False, "maxProperties": MAX_OPTIONS}
+    schema = {"type": "object", "properties": props, "additionalProperties": False, "maxProperties": MAX_OPTIONS}
+    if preset in AUCTION_PRESETS:
+        schema["allOf"] = _auction_needs(preset)
+    return schema
+
+
+def _auction_needs(preset: str) -> list[dict]:
+    """What ``make_rules`` checks across the auction's options, as if/then: ``smudge_points`` needs the smudge,
+    ``floor`` two sides (two players, or four in partnerships), partnerships four players. An option not sent is
+    the preset's default."""
+    base = ENGINE_PRESETS[preset]
+
+    def given(name: str, value) -> dict:
+        held = {"properties": {name: {"const": value}}}
+        return held if getattr(base, name) == value else {**held, "required": [name]}
+
+    def on(name: str) -> dict:
+        return {"properties": {name: {"const": True}}, "required": [name]}
+
+    two_sides = {"anyOf": [given("players", 2), {"allOf": [given("players", 4), given("partnerships", True)]}]}
+    return [{"if": on("smudge_points"), "then": given("smudge", True)}, {"if": on("floor"), "then": two_sides},
+            {"if": on("partnerships"), "then": given("players", 4)}]
 
 
 class MoveRequest(_Strict):

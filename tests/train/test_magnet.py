@@ -166,3 +166,21 @@ def test_a_run_in_the_new_recipe_resumes_with_its_magnet_and_its_exact_curve(tmp
     assert after["exact"]["lowest"] == min(c["nash_conv"] for c in curve)
     # two more ema steps of tau 0.1 from the saved magnet towards the learner: it moved
     assert not all(torch.equal(after["magnet"][k], saved["magnet"][k]) for k in magnet)
+
+
+def test_the_command_names_checkpoints_a_run_writes_and_ends_with_the_exact_figure(tmp_path, capsys):
+    from allfours.cli.train import main
+
+    assert main(["--config", "smoke", f"runs_dir={tmp_path}", "run_name=s", "max_minutes=0", "total_steps=256",
+                 "num_envs=16", "rollout_steps=8", "hidden=[32,32]", "minibatch_size=64", "eval_every_minutes=5",
+                 "eval_opponents=[random]", "best_metric=random", "eval_matches=4", "search_eval_every=0",
+                 "collector=inline", "progress_bar=false", "opp_scripted=0", "opp_snapshot=0", "opp_latest=1"]) == 0
+    out = capsys.readouterr().out
+    banner = [line for line in out.splitlines() if line.startswith("  eval vs random")]
+    assert banner and str(tmp_path / "s" / "latest.pt") in banner[0] and "best.pt" not in banner[0]
+    assert main(["--config", "mini2", *TINY, f"runs_dir={tmp_path}", "run_name=m", "total_steps=256",
+                 "exact_every_minutes=0.0001"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    curve = load_checkpoint(tmp_path / "m" / "latest.pt")["exact"]["curve"]
+    assert f"exact NashConv {curve[-1]['nash_conv']:.4f} at the end" in last
+    assert "best.pt (lowest exact NashConv)" in last
