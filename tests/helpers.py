@@ -143,3 +143,19 @@ def eval_stopped_half_way(how: list[str], sig: int, out, env: dict | None = None
     assert data["matches_played"] % 2 == 0 and data["results"][0]["matches"] == data["matches_played"]
     assert stdout.startswith("PARTIAL")
     return stdout, stderr, data
+
+
+def new_hand(hands, preset="pitch", dealer=1, scores=None, events=False, **options):
+    """A hand of ``preset`` from exact hands (as card codes), ``dealer`` dealing; players from the hands."""
+    options.setdefault("players", len(hands))
+    return GameState.new(preset, deal={"dealer": dealer, "hands": hands}, scores=scores, record_events=events,
+                         **options)
+
+
+def play_words(s, *words: str):
+    """Play moves named as words ('PASS', 'BID_2', 'TH') on ``s``, each asserted legal first; returns ``s``."""
+    for w in words:
+        a = parse_action(w)
+        assert s.is_legal(a), f"{w} is not legal: {[action_name(x) for x in s.legal_actions()]}"
+        s.apply(a)
+    return s

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import new_hand, play_words
 
 from allfours_env import GameState, env
 from allfours_env.cards import BID_IDS, PASS, SMUDGE, action_name, mask_of, parse_action, parse_card
@@ -18,18 +19,10 @@ WEAK = [["2S", "3S", "4D", "5D", "6D", "7C"], ["AS", "KS", "8C", "9C", "TC", "QD
 TOP = [["AS", "KS", "QS", "JS", "TS", "9S"], ["2S", "3H", "4H", "5H", "6H", "7H"]]
 
 
-def new(hands, preset="pitch", dealer=1, scores=None, events=False, **options) -> GameState:
-    options.setdefault("players", len(hands))
-    return GameState.new(preset, deal={"dealer": dealer, "hands": hands}, scores=scores, record_events=events,
-                         **options)
+new = new_hand
 
 
-def play(s: GameState, *words: str) -> GameState:
-    for w in words:
-        a = parse_action(w)
-        assert s.is_legal(a), f"{w} is not legal: {[action_name(x) for x in s.legal_actions()]}"
-        s.apply(a)
-    return s
+play = play_words
 
 
 def legal(s: GameState) -> set[str]:

@@ -7,9 +7,10 @@ import random
 import warnings
 
 import pytest
+from helpers import new_hand, play_words
 
 from allfours_env import GameState, raw_env
-from allfours_env.cards import PASS, action_name, parse_action
+from allfours_env.cards import PASS
 from allfours_env.engine import BID, PLAY
 from allfours_env.rules import make_rules
 
@@ -22,17 +23,10 @@ NO_JACK = [["AS", "KS", "QS", "TS", "9S", "8S"], ["2S", "3H", "4H", "5H", "6H", 
 NO_JACK_PLAY = ("AS", "2S", "KS", "3H", "QS", "4H", "TS", "5H", "9S", "6H", "8S", "7H")
 
 
-def new(hands, preset="pitch", scores=None, events=False, **options) -> GameState:
-    options.setdefault("players", len(hands))
-    return GameState.new(preset, deal={"dealer": 1, "hands": hands}, scores=scores, record_events=events, **options)
+new = new_hand
 
 
-def play(s: GameState, *words: str) -> GameState:
-    for w in words:
-        a = parse_action(w)
-        assert s.is_legal(a), f"{w} is not legal: {[action_name(x) for x in s.legal_actions()]}"
-        s.apply(a)
-    return s
+play = play_words
 
 
 # ---------------------------------------------------------------------------- the losing floor
