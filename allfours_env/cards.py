@@ -22,7 +22,6 @@ BIDS = (58, 59, 60, 61)  # BIDS[k - 1] bids k
 BID_NAMES = {PASS: "PASS", **{a: f"BID_{k}" for k, a in enumerate(BIDS, start=1)}, SMUDGE: "SMUDGE"}
 BID_IDS = {name: a for a, name in BID_NAMES.items()}
 BID_VALUE = {**{a: k for k, a in enumerate(BIDS, start=1)}, SMUDGE: 5}  # points a bid contracts for (smudge: 5)
-ACTION_IDS = NUM_ACTIONS  # every action id of every preset, 0..62
 
 TEN, JACK, SIX, ACE = 8, 9, 4, 12  # rank indices
 GAME_VALUE = (0, 0, 0, 0, 0, 0, 0, 0, 10, 1, 2, 3, 4)  # per rank: T 10, J 1, Q 2, K 3, A 4
@@ -62,15 +61,15 @@ def action_name(action: int) -> str:
         return DECISION_NAMES[action]
     if action in BID_NAMES:
         return BID_NAMES[action]
-    raise ValueError(f"action id {action!r} out of range 0..{ACTION_IDS - 1}")
+    raise ValueError(f"action id {action!r} out of range 0..{NUM_ACTIONS - 1}")
 
 
 def parse_action(text: str | int) -> int:
     """Action id from a card code, a decision or auction word or an int id."""
     if isinstance(text, int) and not isinstance(text, bool):
-        if 0 <= text < ACTION_IDS:
+        if 0 <= text < NUM_ACTIONS:
             return text
-        raise ValueError(f"action id {text} out of range 0..{ACTION_IDS - 1}")
+        raise ValueError(f"action id {text} out of range 0..{NUM_ACTIONS - 1}")
     if isinstance(text, str) and text.upper() in DECISION_IDS:
         return DECISION_IDS[text.upper()]
     if isinstance(text, str) and text.upper() in BID_IDS:

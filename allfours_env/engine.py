@@ -23,12 +23,12 @@ import random
 
 from . import events
 from .cards import (
-    ACTION_IDS,
     BEG,
     BID_VALUE,
     BIDS,
     GIVE_ONE,
     JACK,
+    NUM_ACTIONS,
     NUM_CARDS,
     PASS,
     RUN_PACK,
@@ -184,7 +184,7 @@ class GameState:
         return -1 if self.done else self.current
 
     def legal_mask(self) -> int:
-        """Legal actions of the player to move as a 57-bit mask (0 when over)."""
+        """Legal actions of the player to move as a 63-bit mask (ids 0..62) (0 when over)."""
         m = self._legal
         if m < 0:
             m = self._legal = self._compute_legal()
@@ -197,7 +197,7 @@ class GameState:
         return mask_to_list(m)
 
     def is_legal(self, action: int) -> bool:
-        return isinstance(action, int) and 0 <= action < ACTION_IDS and bool(self.legal_mask() >> action & 1)
+        return isinstance(action, int) and 0 <= action < NUM_ACTIONS and bool(self.legal_mask() >> action & 1)
 
     def _compute_legal(self, hand: int | None = None) -> int:
         ph = self.phase
@@ -244,8 +244,8 @@ class GameState:
             return "the match is over: nothing more to play"
         if seat is not None and seat != self.current:
             return f"it is seat {self.current}'s turn, not seat {seat}'s"
-        if not (isinstance(action, int) and 0 <= action < ACTION_IDS):
-            return (f"{action!r} is not an action: actions are 0 to {ACTION_IDS - 1} (see docs/rules.md sections 6 "
+        if not (isinstance(action, int) and 0 <= action < NUM_ACTIONS):
+            return (f"{action!r} is not an action: actions are 0 to {NUM_ACTIONS - 1} (see docs/rules.md sections 6 "
                     "and 8)")
         if self.legal_mask() >> action & 1:
             return None
@@ -310,7 +310,7 @@ class GameState:
             m = self._compute_legal()
         if self.done:
             raise IllegalActionError("the game is over: no action is legal")
-        if not (isinstance(action, int) and 0 <= action < ACTION_IDS and m >> action & 1):
+        if not (isinstance(action, int) and 0 <= action < NUM_ACTIONS and m >> action & 1):
             try:
                 name = action_name(action)
             except (ValueError, TypeError):
@@ -629,10 +629,6 @@ class GameState:
         totals = [game_points(m) for m in self.captured]
         tie = side(self.eldest) if rules.game_tie_to_elder else None
         return hand_awards(holders[0], low, holders[2], capturer, totals, rules.jack_rule == "hang", tie), totals
-
-    def categories(self) -> dict:
-        """High, Low, Jack and Game of the finished play (side or None, as in ``hand_result``)."""
-        return _result(self.trump, *self._hand_awards())
 
     def _score_hand(self) -> None:
         awards, totals = self._hand_awards()

@@ -338,7 +338,7 @@ def encode_batch(states, observers, out: np.ndarray) -> np.ndarray:
 
 
 def masks_batch(masks, out: np.ndarray | None = None) -> np.ndarray:
-    """Legal-action bitmasks (``GameState.legal_mask()`` ints) -> bool array (B, 57)."""
+    """Legal-action bitmasks (``GameState.legal_mask()`` ints) -> bool array (B, 63)."""
     b = len(masks)
     raw = np.frombuffer(b"".join([m.to_bytes(8, "little") for m in masks]), dtype=np.uint8).reshape(b, 8)
     bits = np.unpackbits(raw, axis=1, count=NUM_ACTIONS, bitorder="little").view(bool)

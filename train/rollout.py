@@ -8,7 +8,7 @@ the same four methods and ship ``Rollout``s.
 
 How one lockstep step works (``ScalarCollector._step``):
   1. every game's player to move is encoded into one preallocated (B, OBS) array, its legal
-     actions into a (B, 57) bool mask;
+     actions into a (B, 63) bool mask;
   2. one forward of the learner over all B rows, plus one per active frozen snapshot over the
      rows where that snapshot's seats are to move; scripted seats ask their ``Agent``;
   3. actions are sampled from the masked softmax (illegal actions have probability 0);

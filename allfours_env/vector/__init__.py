@@ -3,15 +3,15 @@
 | Import             | `from allfours_env.vector import VectorEnv`                        |
 |--------------------|--------------------------------------------------------------------|
 | Construct          | `VectorEnv(preset, num_envs, observations=True, **options)`       |
-| Actions            | int array (N,), the same 57 ids as `env()` (docs/rules.md section 6) |
+| Actions            | int array (N,), the same 63 ids as `env()` (docs/rules.md section 6) |
 | Observation        | float32 (N, OBS_SIZE): exactly `observation.encode` of the seat to move |
-| Action mask        | bool (N, 57): the legal actions of the seat to move                |
+| Action mask        | bool (N, 63): the legal actions of the seat to move                |
 | Rewards            | float32 (N, players): what `env()` gives each seat on that step    |
-| Spaces             | `single_observation_space` Box, `single_action_space` Discrete(57) |
+| Spaces             | `single_observation_space` Box, `single_action_space` Discrete(63) |
 
-Presets and options as `env()`: `yorkshire`, `traditional` (players 2/3/4), `seven_up`; `players`,
-`target`, `must_follow_suit`, `throw_in`, `reward` ("match" or "points"), `episode` ("match"
-or "hand"), `low_cut_deals`.
+Presets and options as `env()`: every preset (docs/rules.md sections 1 and 8: the All Fours presets,
+the mini ones, `pitch` and `setback`) with the options it takes (`players`, `target`, `reward`
+("match" or "points"), `episode` ("match" or "hand"), ...).
 
     vec = VectorEnv("seven_up", 4096)
     obs, mask, seat = vec.reset(seed=0)

@@ -14,13 +14,13 @@ import numpy as np
 
 from ..cards import (
     ABOVE_NINE,
-    ACTION_IDS,
     BEG,
     BID_VALUE,
     BIDS,
     GAME_VALUE,
     GIVE_ONE,
     JACK,
+    NUM_ACTIONS,
     PASS,
     RUN_PACK,
     SMUDGE,
@@ -45,7 +45,7 @@ _PHASE_MASK = np.zeros(BID + 1, U64)  # legal actions by phase, outside play and
 _PHASE_MASK[STAND_OR_BEG], _PHASE_MASK[GIVE_OR_RUN] = 1 << STAND | 1 << BEG, 1 << GIVE_ONE | 1 << RUN_PACK
 _THROW_BIT = ONE << U64(THROW_IN)
 _NONE_FIELDS = ("trump", "high", "low", "jack", "game")  # hand result fields where -1 means None
-_BID_VALUE = np.array([BID_VALUE.get(a, 0) for a in range(ACTION_IDS)])  # action -> the bid it makes (0: none)
+_BID_VALUE = np.array([BID_VALUE.get(a, 0) for a in range(NUM_ACTIONS)])  # action -> the bid it makes (0: none)
 _BID_BIT = [ONE << U64(a) for a in BIDS]
 _PASS_BIT, _SMUDGE_BIT = ONE << U64(PASS), ONE << U64(SMUDGE)
 
@@ -156,7 +156,7 @@ class Games:
 
     # ------------------------------------------------------------------ legal actions
     def legal_bits(self) -> np.ndarray:
-        """Legal actions of the seat to move in every game, as 57-bit masks (0 for a finished game)."""
+        """Legal actions of the seat to move in every game, as 63-bit masks (0 for a finished game)."""
         rules = self.rules
         hand = self.hands.reshape(-1)[self.base + np.maximum(self.current, 0)]
         led, trump = self.led, self.trump
