@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from allfours_env.cards import ACTION_IDS, BID_NAMES
+from allfours_env.cards import BID_NAMES, NUM_ACTIONS
 from allfours_env.engine import PHASE_NAMES
 from allfours_env.replay import MAX_DECISIONS, MAX_TRICKS
 from allfours_env.rules import (
@@ -201,7 +201,7 @@ class ActRequest(_Strict):
     turnup: Card | None = None
     voids: list[list[Suit]] | None = Field(None, max_length=4)
     out: list[int] | None = Field(None, max_length=4)
-    legal_actions: list[str] | None = Field(None, max_length=ACTION_IDS)
+    legal_actions: list[str] | None = Field(None, max_length=NUM_ACTIONS)
     done: bool | None = None
     winner: int | None = None
     hand_no: int | None = None
@@ -216,7 +216,7 @@ class BotInfo(BaseModel):
 class ActResponse(BaseModel):
     action: str = Field(description="a card code ('TH'), a decision word (STAND, BEG, GIVE_ONE, RUN_PACK, THROW_IN) "
                                     "or a call of the auction (PASS, BID_1 to BID_4, SMUDGE)")
-    action_id: int = Field(description=f"the action id, 0..{ACTION_IDS - 1} (docs/rules.md section 6)")
+    action_id: int = Field(description=f"the action id, 0..{NUM_ACTIONS - 1} (docs/rules.md section 6)")
     probabilities: dict[str, float] | None = Field(
         description="probability of each legal action where the bot has a policy, else null")
     legal_actions: list[str]
