@@ -16,7 +16,7 @@ import statistics
 import sys
 import time
 
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
 from allfours_env import GameState
 
 

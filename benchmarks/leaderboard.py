@@ -37,7 +37,7 @@ import torch
 
 from allfours.agents.evaluation import eval_command, round_robin
 from allfours.agents.evaluation.ray_eval import RayEvalError, connect
-from allfours.agents.spec.registry import make_agent, plays_auction
+from allfours.agents.registry import make_agent, plays_auction
 from allfours.arguments import Parser, fail, positive_int, seed
 from allfours_env.rules import AUCTION_PRESETS
 

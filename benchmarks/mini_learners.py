@@ -37,9 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from allfours.agents.exploitability.cfr import load_equilibrium
-from allfours.agents.exploitability.response import expected_value, mixed, nash_conv
-from allfours.agents.exploitability.tree import DEALER, GameTree, build_tree, info_key
+from allfours.agents.mini.cfr import load_equilibrium
+from allfours.agents.mini.response import expected_value, mixed, nash_conv
+from allfours.agents.mini.tree import DEALER, GameTree, build_tree, info_key
 from allfours_env import GameState
 from allfours_env.cards import card_code
 

@@ -9,7 +9,7 @@ entropy bonus), ``equilibrium`` the config as shipped (pure self-play, the pull 
 schedule), and its ablations ``no_magnet`` and ``no_entropy_schedule``. Every run measures its network's exact
 NashConv while it trains (``exact_every_minutes``: the numbers of ``allfours exploit --method exact``); its last
 checkpoint's figure is the run's last measurement (taken at the end of its budget), checked against ``exact_report``
-on mini2. CFR+ (``allfours.agents.exploitability.cfr``) runs beside,
+on mini2. CFR+ (``allfours.agents.mini.cfr``) runs beside,
 its NashConv against its own wall time. With ``--parallel N`` N runs go at once, each pinned to its own
 ``--cores`` cores (so a big machine gives each run what the two-core machine gives one).
 
@@ -99,8 +99,8 @@ def train_recipe(name: str, args, cores: list[int] | None) -> dict:
 
 
 def cfr_row(args) -> dict:
-    from allfours.agents.exploitability.cfr import cfr_plus
-    from allfours.agents.exploitability.tree import build_tree
+    from allfours.agents.mini.cfr import cfr_plus
+    from allfours.agents.mini.tree import build_tree
 
     tree = build_tree(args.preset)
     sol = cfr_plus(tree, iterations=args.cfr_iterations, check_every=args.cfr_check)

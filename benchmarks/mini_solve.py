@@ -4,9 +4,9 @@
     python benchmarks/mini_solve.py --presets mini2 mini3 mini3x3 --save  # and keep the equilibria (agents/data)
     python benchmarks/mini_solve.py --presets mini2 --openspiel 10      # OpenSpiel's CFR+ beside ours on mini2
 
-For each preset (docs/rules.md section 7): the tree (allfours.agents.exploitability.tree: deals, histories, decision
+For each preset (docs/rules.md section 7): the tree (allfours.agents.mini.tree: deals, histories, decision
 nodes, forced moves, information sets per seat) and the time to enumerate it, uniform random's NashConv, and
-the NumPy CFR+ (allfours.agents.exploitability.cfr) run to --target: iterations, seconds, NashConv and the eldest hand's
+the NumPy CFR+ (allfours.agents.mini.cfr) run to --target: iterations, seconds, NashConv and the eldest hand's
 value, in points per hand. --save writes <preset>_equilibrium.npz (float32; the NashConv printed is the saved
 policy's). --openspiel N also runs OpenSpiel's own CFR+ (pyspiel.CFRPlusSolver on python_allfours, both first
 dealers, card-by-card deals) for N iterations on mini2 and our CFR+ for as many, and prints both times and
@@ -20,9 +20,9 @@ import datetime
 import json
 import time
 
-from allfours.agents.exploitability.cfr import as_stored, cfr_plus, equilibrium_path, save_policy
-from allfours.agents.exploitability.response import nash_conv, uniform_policy
-from allfours.agents.exploitability.tree import build_tree
+from allfours.agents.mini.cfr import as_stored, cfr_plus, equilibrium_path, save_policy
+from allfours.agents.mini.response import nash_conv, uniform_policy
+from allfours.agents.mini.tree import build_tree
 from allfours_env.rules import MINI_PRESETS
 
 TARGETS = {"mini2": 1e-6, "mini3": 1e-3, "mini3x3": 1e-3}

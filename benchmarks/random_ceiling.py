@@ -36,7 +36,7 @@ from multiprocessing import Pool
 from allfours.agents.evaluation import play_match, wilson
 from allfours.agents.players.heuristic import HeuristicAgent
 from allfours.agents.players.random_agent import RandomAgent
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
 from allfours_env import make_rules
 
 PLAYERS = ("heuristic", "search-play", "search", "model", "partner", "partner-play", "clairvoyant")

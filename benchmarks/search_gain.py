@@ -33,8 +33,8 @@ import sys
 
 from allfours.agents.evaluation import init_worker
 from allfours.agents.players.heuristic import HeuristicAgent
-from allfours.agents.players.solver import WIN_BONUS, playout_values
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
+from allfours.agents.search.solver import WIN_BONUS, playout_values
 from allfours_env import GameState, make_rules
 from allfours_env.engine import PLAY
 

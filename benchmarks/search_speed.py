@@ -26,7 +26,7 @@ import time
 import torch
 
 from allfours.agents.players.heuristic import HeuristicAgent
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
 from allfours_env import GameState
 
 CASES = (("yorkshire", {}), ("traditional", {}), ("seven_up", {}))

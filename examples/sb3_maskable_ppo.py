@@ -34,7 +34,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 import allfours  # noqa: F401 (registers the Gymnasium ids)
 from allfours.agents.adapters.sb3_agent import greedy
 from allfours.agents.adapters.sb3_vec_env import SB3VecEnv
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
 from allfours_env import GameState
 
 IDS = {"seven_up": "allfours/SevenUp-v0", "yorkshire": "allfours/Yorkshire-v0",

@@ -1,14 +1,52 @@
 """Shared fixtures.
 
 The markers (pyproject.toml) sort out the tests a maintainer may leave out of a quick run: ``slow``
-(a few seconds or more each), ``ray`` (a local Ray cluster), ``browser`` (Chromium) and ``subprocess``
+(over about 2 s each), ``ray`` (a local Ray cluster), ``browser`` (Chromium) and ``subprocess``
 (the ``allfours`` command or a server as a child process). The fast set:
 ``python -m pytest -m "not slow and not ray and not browser and not subprocess"``.
+
+An unmarked test must stay fast: ``pytest_runtest_call`` below fails one whose call phase takes over
+``ALLFOURS_FAST_LIMIT`` seconds (5 unless set; 0 turns the check off), naming the marker to add. The time
+measured is the smaller of the wall time and this process's CPU time: other processes on a loaded machine
+stretch the wall time but not the CPU time, and torch's threads add CPU time but not wall time, so only a
+test that does more than the limit's worth of work fails, not one that ran beside a busy neighbour. (A test
+that mostly waits, on a server's timeout say, spends little CPU and is not caught: mark it by hand.)
 """
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
+
+SORTING_MARKERS = ("slow", "ray", "browser", "subprocess")
+FAST_LIMIT_S = 5.0
+
+
+def pytest_configure(config):
+    global FAST_LIMIT_S
+    raw = os.environ.get("ALLFOURS_FAST_LIMIT", "5")
+    try:
+        FAST_LIMIT_S = float(raw)
+    except ValueError:
+        raise pytest.UsageError(f"ALLFOURS_FAST_LIMIT must be a number of seconds, got {raw!r}") from None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """Fail an unmarked test whose call phase runs over the fast limit (see the module docstring)."""
+    limit = FAST_LIMIT_S
+    if limit <= 0 or any(item.get_closest_marker(m) for m in SORTING_MARKERS):
+        yield
+        return
+    wall, cpu = time.perf_counter(), time.process_time()
+    outcome = yield
+    took = min(time.perf_counter() - wall, time.process_time() - cpu)
+    if took > limit and outcome.excinfo is None:
+        outcome.force_exception(pytest.fail.Exception(
+            f"unmarked test took {took:.1f} s (over {limit:g} s, ALLFOURS_FAST_LIMIT): mark it "
+            "@pytest.mark.slow (or ray/browser/subprocess), or make it faster", pytrace=False))
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects

@@ -129,6 +129,73 @@ def test_no_import_cycles():
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
+# The rooms inside allfours.agents, bottom up: a package may import its own level and those below it.
+# (Search's internals and the mini presets' trees sit below the players that use them; the registry above every
+# player it builds; the rest (evaluation, exploitability, adapters, the lab, the package's own __init__) above it.)
+AGENT_ROOMS = {"allfours.agents.base": 0, "allfours.agents.spec": 1, "allfours.agents.network": 2,
+               "allfours.agents.search": 3, "allfours.agents.mini": 3, "allfours.agents.players": 4,
+               "allfours.agents.registry": 5}
+REST = 6
+
+
+def _room(module: str) -> str | None:
+    """The package (or top module) of ``allfours.agents`` that ``module`` belongs to; None outside it."""
+    parts = module.split(".")
+    if parts[:2] != ["allfours", "agents"]:
+        return None
+    return ".".join(parts[:3])
+
+
+def _agent_imports():
+    """(room, line, imported room, its module) for every module-level import between rooms of allfours.agents."""
+    for module, path in MODULES.items():
+        room = _room(module)
+        if room is None:
+            continue
+        for name, line, top in _imports(module, path):
+            target = _project(name)
+            other = _room(target) if target else None
+            if top and other is not None and other != room:
+                yield module, line, room, other, target
+
+
+def test_the_agents_rooms_point_one_way():
+    bad = [f"{m}:{line} ({AGENT_ROOMS.get(room, REST)}) imports {target} ({AGENT_ROOMS.get(other, REST)})"
+           for m, line, room, other, target in _agent_imports()
+           if AGENT_ROOMS.get(other, REST) > AGENT_ROOMS.get(room, REST)]
+    order = "base < spec < network < search, mini < players < registry < the rest"
+    assert not bad, f"inside allfours.agents, {order}:\n" + "\n".join(bad)
+
+
+def test_no_package_cycles_inside_the_agents():
+    # the module-level test above cannot see a cycle between packages whose modules do not form one
+    graph = {}
+    for _, _, room, other, _ in _agent_imports():
+        if room != "allfours.agents":  # the package's __init__ re-exports; nothing inside imports it
+            graph.setdefault(room, set()).add(other)
+    cycles, done = [], set()
+
+    def visit(room, stack):
+        if room in stack:
+            cycles.append(" -> ".join(stack[stack.index(room):] + [room]))
+            return
+        if room in done:
+            return
+        for other in sorted(graph.get(room, ())):
+            visit(other, stack + [room])
+        done.add(room)
+
+    for room in sorted(graph):
+        visit(room, [])
+    assert not cycles, "package cycles inside allfours.agents:\n" + "\n".join(cycles)
+
+
+def test_the_rooms_are_there():
+    # guards the two tests above: they reason about packages that exist
+    rooms = {_room(m) for m in MODULES} - {None}
+    assert set(AGENT_ROOMS) <= rooms and "allfours.agents.players.search" in MODULES
+
+
 def test_imports_at_the_top():
     bad = [f"{m}:{line} imports {name} inside a function" for m, p in MODULES.items()
            for name, line, top in _imports(m, p)

@@ -24,7 +24,8 @@ import torch
 
 from allfours.agents.network import PolicyNet
 from allfours.agents.network.symmetry import JIT_SUIT_ORDERS, SUIT_ORDERS, game_keys
-from allfours.agents.players.batched import NetworkPlayer, batched, unbatchable
+from allfours.agents.players.batched import NetworkPlayer, batched
+from allfours.agents.registry import unbatchable
 from allfours_env.rules import Rules
 from allfours_env.vector import VectorEnv, points_rewards
 

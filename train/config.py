@@ -22,9 +22,8 @@ from typing import Any
 import yaml
 
 from allfours.agents.evaluation import seatings
-from allfours.agents.players.batched import unbatchable
-from allfours.agents.players.equity import EQUITY_MAX_TARGET, equity_for_rules
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import check_spec, unbatchable
+from allfours.agents.search.equity import EQUITY_MAX_TARGET, equity_for_rules
 from allfours_env.rules import MINI_PRESETS, make_rules, parse_rule_options
 
 from .magnet import MAGNETS
@@ -99,7 +98,7 @@ class TrainConfig:
     points_reward: float = 0.1  # shaping: scale of (own side's points - others') each time points are scored
     points_reward_final: float = 0.02  # linear schedule; the match result (+1/-1) is always the main reward
     # weight w of match-equity shaping: each time the score moves, a side gets w times the change of
-    # its match equity (2 P(win) - 1, allfours.agents.players.equity) and the result keeps 1 - w; the return of a
+    # its match equity (2 P(win) - 1, allfours.agents.search.equity) and the result keeps 1 - w; the return of a
     # match is then its result minus w times the equity at its start (potential-based: same optimum)
     equity_reward: float = 0.0
     # ---- opponent pool (shares of games; normalised)
@@ -129,8 +128,9 @@ class TrainConfig:
 
     # ------------------------------------------------------------------
     def validate(self) -> TrainConfig:
-        """Check every value (ValueError, one line, on the first bad one), building each agent the config
-        names; once per set of values: a config validated and not changed since is not checked again."""
+        """Check every value (ValueError, one line, on the first bad one), each agent the config names without
+        building it (``check_spec``); once per set of values: a config validated and not changed since is not
+        checked again."""
         if self.is_validated():
             return self
         rules = make_rules(self.preset, **self.rules)  # ValueError on a bad preset or option
@@ -257,7 +257,7 @@ FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
 
 def _check_agent(key: str, spec: Any, preset: str, players: int) -> None:
     try:
-        make_agent(spec, preset=preset, players=players)
+        check_spec(spec, preset=preset, players=players)  # no network loaded: the collector builds the agents
     except ValueError as e:
         raise ValueError(f"config {key}: {spec!r} is not an agent: {e}") from None
 
@@ -383,13 +383,24 @@ def parse_overrides(items: list[str]) -> dict:
     return out
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] | dict | None = None) -> TrainConfig:
+def read_config(path: str | Path | None = None) -> tuple[dict, str]:
+    """The mapping a config file (or preset name) holds, ``base`` files merged in, and where it was read."""
     p = resolve_config_path(path)
-    cfg = TrainConfig.from_dict(_read_yaml(p), where=str(p))
+    return _read_yaml(p), str(p)
+
+
+def build_config(data: dict, where: str = "config", overrides: list[str] | dict | None = None) -> TrainConfig:
+    """The config of ``data`` (as ``read_config`` gives it) with ``overrides`` on top, not yet validated."""
+    cfg = TrainConfig.from_dict(data, where=where)
     ov = parse_overrides(overrides) if isinstance(overrides, list) else (overrides or {})
     for k, v in ov.items():
         _set(cfg, k, v, "command line overrides")
-    return cfg.validate()
+    return cfg
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | dict | None = None) -> TrainConfig:
+    """The validated config of ``path`` (default the yorkshire preset) with ``overrides`` on top."""
+    return build_config(*read_config(path), overrides).validate()
 
 
 def save_config(cfg: TrainConfig, path: Path) -> None:

@@ -34,8 +34,8 @@ import torch
 
 from allfours.agents.network import PolicyNet
 from allfours.agents.network.symmetry import canonicalize, to_canonical_actions, to_env_actions
-from allfours.agents.players.equity import equity_for_rules
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
+from allfours.agents.search.equity import equity_for_rules
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import GameState
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE, encode_batch, masks_batch, privileged_batch

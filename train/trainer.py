@@ -3,12 +3,9 @@
     trainer = Trainer(cfg, run_dir)            # or Trainer.resume(run_dir)
     summary = trainer.train()
 
-Budgets: ``max_minutes`` of wall-clock (from the trainer's construction: start-up, evaluations,
-the final one and checkpointing included, summed over resumes) and/or ``total_steps`` decisions;
-the run stops at whichever ends first. To end within its minutes, a run stops when what is left
-would not hold one more iteration and the final evaluation (each estimated from its last run). Learning rate,
-entropy coefficient and points shaping move linearly from their start to their final values
-over the budget.
+The budget and its clock: ``budget.py``; the evaluation matches: ``evaluation.py``; the progress bar and
+TensorBoard: ``console.py``. Learning rate, entropy coefficient and points shaping move linearly from their start
+to their final values over the budget.
 
 Stopping: SIGTERM, SIGINT (Ctrl-C) and SIGHUP all end a run the same way (``RunStop``): the
 current collection and update finish (an evaluation in progress is abandoned), ``latest.pt`` is
@@ -21,16 +18,13 @@ from __future__ import annotations
 import copy
 import math
 import random
-import re
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from tqdm import tqdm
 
-from allfours.agents.evaluation import eval_command, evaluate_agent, seatings
 from allfours.agents.network import PolicyNet
 from allfours.agents.network.checkpoint import (
     atomic_save,
@@ -40,23 +34,25 @@ from allfours.agents.network.checkpoint import (
     remove_stale_temps,
     upgraded,
 )
-from allfours.agents.players.neural import NeuralAgent, checkpoint_path
+from allfours.agents.players.neural import checkpoint_path
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import OBS_SIZE, PRIV_SIZE
 from allfours_env.rules import make_rules
 
 from .array_rollout import make_collector, resolve_engine
+from .budget import Budget
 from .config import TrainConfig, save_config
+from .console import log_iteration, open_writer, progress_bar, progress_text
+from .evaluation import Evaluation, eval_line, record
 from .exact_eval import ExactEvaluation
 from .magnet import Magnet
 from .ppo import ppo_update
 from .ray_workers import RayCollector
-from .rollout import KIND_NAMES, CollectParams, Rollout
+from .rollout import CollectParams, Rollout, _as_state
 from .stopping import RunStop
 from .workers import ProcessCollector
 
 SNAPSHOT_FORMAT = "allfours-ppo-snapshot"
-LEARNER = "learner"  # the network under training, in evaluation rows
 
 
 class SnapshotPool:
@@ -112,24 +108,6 @@ class SnapshotPool:
         self._doomed = []
 
 
-@dataclass
-class Session:
-    """One call of ``Trainer.train``: when it began, the progress it began from, the last checkpoint."""
-
-    wall: float  # time.time() at the start
-    base_seconds: float  # train_seconds of the runs before (a resumed run's budget counts them)
-    base_steps: int
-    last_checkpoint: float
-
-    @classmethod
-    def now(cls, progress: dict, start: float | None = None) -> Session:
-        """A session whose clock started at ``start`` (default now): the trainer's construction, so the
-        budget counts the start-up (worker processes, agents) as the user's wall clock does."""
-        t = time.time()
-        return cls(wall=t if start is None else start, base_seconds=progress["train_seconds"],
-                   base_steps=progress["steps"], last_checkpoint=t)
-
-
 class Trainer:
     def __init__(self, cfg: TrainConfig, run_dir: str | Path, *, checkpoint: dict | None = None):
         self._created = time.time()
@@ -176,12 +154,8 @@ class Trainer:
         self.best_score = -math.inf
         self.last_eval: dict = {}
         self.resumed = checkpoint is not None
-        self.session: Session | None = None  # set by train()
-        # Keeping to max_minutes: seconds of the last iteration, and per evaluation opponent the seconds
-        # a match took (measured by each evaluation; before the first, by one duplicate group each).
-        self._iteration_seconds = 0.0
-        self._match_seconds: dict[str, float] = {}
-        self._reserve = 0.0  # the time the rest needs: one more iteration and the final evaluation
+        self.evaluation = Evaluation(cfg, self.rules, self.run_dir, self.net)
+        self.budget = Budget(cfg, self.progress, lambda: self.evaluation.final_seconds(self.progress["evals"]))
         try:
             if checkpoint is not None:
                 self._restore(checkpoint)
@@ -259,115 +233,13 @@ class Trainer:
                  if self.progress["steps"] >= n]
         return [path for path in paths if not path.exists()]
 
-    # ------------------------------------------------------------------ schedules and budget
-    def fraction(self) -> float:
-        cfg, p = self.cfg, self.progress
-        f = 0.0
-        if cfg.max_minutes > 0:
-            f = max(f, p["train_seconds"] / (60 * cfg.max_minutes))
-        if cfg.total_steps > 0:
-            f = max(f, p["steps"] / cfg.total_steps)
-        return min(f, 1.0)
-
-    def budget_done(self) -> bool:
-        """The budget is spent: ``total_steps`` reached, or too little of ``max_minutes`` is left for one more
-        iteration and the final evaluation (``_plan_end``), so the run ends within its minutes."""
-        cfg, p = self.cfg, self.progress
-        return ((cfg.max_minutes > 0 and p["train_seconds"] + self._reserve >= 60 * cfg.max_minutes)
-                or (cfg.total_steps > 0 and p["steps"] >= cfg.total_steps))
-
-    def _plan_end(self, iteration_seconds: float) -> None:
-        """After an iteration: the time one more would take, plus the final evaluation's estimate."""
-        self._iteration_seconds = iteration_seconds
-        if self.cfg.max_minutes > 0:
-            self._reserve = iteration_seconds + self.final_eval_seconds()
-
-    def _no_room_after_this_evaluation(self) -> bool:
-        """An evaluation due now would leave no room for another iteration and the final evaluation:
-        it is the final one."""
-        cfg = self.cfg
-        if cfg.max_minutes <= 0:
-            return False
-        e = self.final_eval_seconds()
-        return self.progress["train_seconds"] + 2 * e + self._iteration_seconds >= 60 * cfg.max_minutes
-
-    def final_eval_seconds(self) -> float:
-        """Estimated seconds of the evaluation that ends the budget: 0 without evaluations; an opponent not
-        yet timed is timed on one duplicate group first (a few matches, counted in the budget)."""
-        cfg = self.cfg
-        if cfg.eval_every_minutes <= 0:
-            return 0.0
-        k = self.progress["evals"] + 1
-        specs = self.eval_specs(cfg.search_eval_every > 0 and k % cfg.search_eval_every == 0)
-        for spec in specs:
-            if spec not in self._match_seconds:
-                group = len(seatings(self.rules.players))
-                self.play_evaluation(specs=[spec], matches=group)
-        return sum(self._match_seconds[spec] * self.eval_matches(spec) for spec in specs)
-
     # ------------------------------------------------------------------ evaluation
-    def eval_matches(self, spec: str) -> int:
-        cfg = self.cfg
-        searched = spec == cfg.search_opponent and spec not in cfg.eval_opponents
-        return cfg.search_eval_matches if searched else cfg.eval_matches
-
-    def eval_command(self, spec: str, checkpoint: str = "best.pt") -> str:
-        """The ``allfours eval`` command that plays a saved checkpoint's evaluation against ``spec``
-        (its raw network, ``:sym=0``, as evaluated here)."""
-        cfg = self.cfg
-        return eval_command([f"{self.run_dir / checkpoint}:sym=0", spec], cfg.preset, cfg.rules,
-                            self.eval_matches(spec), cfg.eval_seed)
-
     def evaluate(self, writer=None, with_search: bool = False) -> dict:
         """Rows of ``allfours eval`` (agent ``learner``) against each opponent: the same deals and
-        figures as ``self.eval_command(spec)`` gives for a checkpoint of these weights."""
-        results = self.play_evaluation(with_search)
-        self.record_evaluation(results, writer)
+        figures as ``self.evaluation.command(spec)`` gives for a checkpoint of these weights."""
+        results = self.evaluation.play(with_search)
+        self.last_eval = record(results, self.progress, writer)
         return results
-
-    def eval_specs(self, with_search: bool) -> list[str]:
-        cfg = self.cfg
-        searched = with_search and cfg.search_opponent not in cfg.eval_opponents
-        return list(cfg.eval_opponents) + ([cfg.search_opponent] if searched else [])
-
-    def play_evaluation(self, with_search: bool = False, specs: list[str] | None = None,
-                        matches: int | None = None) -> dict:
-        """The matches of an evaluation (``specs``, ``matches`` each: default the config's), changing nothing of
-        the trainer but the seconds a match takes (so a stop may drop them)."""
-        cfg = self.cfg
-        net = PolicyNet.from_arch(self.net.arch())
-        net.load_state_dict(self.net.state_dict())
-        # The raw network: half the time of the suit-averaged play (evaluation eats training time),
-        # and comparable with earlier runs' curves; `allfours eval` judges the averaged bot (without :sym=0).
-        agent = NeuralAgent(net, greedy=True, preset=self.rules.preset, symmetrize=False)
-        results = {}
-        prev = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            for spec in self.eval_specs(with_search) if specs is None else specs:
-                n = self.eval_matches(spec) if matches is None else matches
-                t0 = time.perf_counter()
-                results[spec] = evaluate_agent(agent, spec, preset=cfg.preset, matches=n, seed=cfg.eval_seed,
-                                               options=cfg.rules, name=LEARNER)
-                self._match_seconds[spec] = (time.perf_counter() - t0) / n
-        finally:
-            torch.set_num_threads(prev)
-        return results
-
-    def record_evaluation(self, results: dict, writer=None) -> None:
-        self.progress["evals"] += 1
-        step = self.progress["steps"]
-        if writer is not None:
-            for spec, r in results.items():
-                tag = re.sub(r"[^A-Za-z0-9_.-]", "_", spec)
-                writer.add_scalar(f"eval/winrate_vs_{tag}", r["win_rate"], step)
-                writer.add_scalar(f"eval/points_per_hand_vs_{tag}", r["points_per_hand"], step)
-                writer.add_scalar(f"eval/opp_points_per_hand_vs_{tag}", r["opponent_points_per_hand"], step)
-        self.last_eval = {"steps": step, **{k: dict(v) for k, v in results.items()}}
-
-    def _score(self, results: dict) -> float | None:
-        r = results.get(self.cfg.best_metric)  # validated to be an eval opponent: in every evaluation
-        return None if r is None else r["win_rate"]
 
     # ------------------------------------------------------------------ the loop
     def train(self, log=print, stop: RunStop | None = None) -> dict:
@@ -376,12 +248,12 @@ class Trainer:
         if stop is None:
             with RunStop() as own:
                 return self.train(log, own)
-        writer = self._writer()
-        bar = self._progress_bar()
-        self.session = Session.now(self.progress, start=self._created)
+        writer = open_writer(self.run_dir, self.cfg, self.engine, self.progress["steps"], self.resumed)
+        bar = progress_bar(self.cfg, self.rules.preset, self.budget.fraction())
+        self.budget.start(self._created)
         self._created = None  # a second train() call starts its clock at its own start
         try:
-            while not self.budget_done() and not stop.requested:
+            while not self.budget.done() and not stop.requested:
                 t_iteration = time.perf_counter()
                 now = self._schedules()
                 ro, collect_s = self._collect(now["points_reward"])
@@ -392,8 +264,8 @@ class Trainer:
                 self._maybe_snapshot()
                 sps = ro.decisions / (collect_s + update_s)  # decisions per second through collection + update
                 if self.progress["updates"] % self.cfg.log_every_updates == 0:
-                    self._log(writer, losses, ro, now, sps, collect_s, update_s)
-                self._plan_end(time.perf_counter() - t_iteration)
+                    log_iteration(writer, self.progress, losses, ro, now, sps, collect_s, update_s)
+                self.budget.plan_end(time.perf_counter() - t_iteration)
                 best = self._maybe_evaluate(stop, writer, bar)
                 best = self._maybe_measure(writer, bar) or best
                 self._maybe_checkpoint(stop, best)
@@ -406,21 +278,9 @@ class Trainer:
             writer.close()
         return self._summary(stop)
 
-    def _writer(self):
-        """The TensorBoard writer of the run (a resumed run's later steps are dropped); a new run's
-        config goes in as text."""
-        from torch.utils.tensorboard import SummaryWriter  # tensorboard: only a training loop writes
-
-        writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.progress["steps"] if self.resumed else None)
-        if not self.resumed:
-            lines = [f"    {k}: {v}" + (f" ({self.engine})" if k == "engine" else "")
-                     for k, v in self.cfg.to_dict().items()]
-            writer.add_text("config", "\n".join(lines), 0)
-        return writer
-
     def _schedules(self) -> dict[str, float]:
         """The scheduled values now (``TrainConfig.scheduled`` at the budget's ``fraction``)."""
-        return self.cfg.scheduled(self.fraction())
+        return self.cfg.scheduled(self.budget.fraction())
 
     def _collect(self, points: float) -> tuple[Rollout, float]:
         """The next rollout (``_next_rollout``) and the seconds it took."""
@@ -458,45 +318,38 @@ class Trainer:
         if p["updates"] % cfg.snapshot_every == 0 and cfg.opp_snapshot > 0:
             self.pool.add(f"u{p['updates']}", self.net.state_dict(), self.rng)
 
-    def _tick(self) -> None:
-        """``train_seconds`` up to now: the resumed runs' time and this session's."""
-        s = self.session
-        self.progress["train_seconds"] = s.base_seconds + time.time() - s.wall
-
     def _maybe_evaluate(self, stop: RunStop, writer, bar) -> bool:
         """Evaluate on schedule (by training time) and at the end of the budget; True if the result is
         the best yet. A stop during the evaluation drops it: a resumed run evaluates at once."""
-        cfg, p = self.cfg, self.progress
-        self._tick()
+        cfg, p, budget, evaluation = self.cfg, self.progress, self.budget, self.evaluation
+        budget.tick()
         interval = 60 * cfg.eval_every_minutes
         if interval <= 0:
             return False
         due = p["train_seconds"] >= p.get("next_eval_seconds", interval)
-        ending = self.budget_done() or (due and self._no_room_after_this_evaluation())
+        ending = budget.done() or (due and budget.no_room_after_evaluation())
         if not (due or ending):
             return False
         if ending:
-            self._reserve = math.inf  # the run ends after this evaluation
-            left = 60 * cfg.max_minutes - p["train_seconds"]
-            if cfg.max_minutes > 0 and self.final_eval_seconds() > left:
-                bar.write(f"the final evaluation (about {self.final_eval_seconds():.0f} s) does not fit in the "
+            budget.end_after_this()
+            left = budget.seconds_left()
+            if cfg.max_minutes > 0 and budget.final_eval_seconds() > left:
+                bar.write(f"the final evaluation (about {budget.final_eval_seconds():.0f} s) does not fit in the "
                           f"{max(left, 0):.0f} s left of max_minutes={cfg.max_minutes:g}: not played (evaluate "
-                          f"latest.pt with: {self.eval_command(cfg.best_metric, 'latest.pt')})")
+                          f"latest.pt with: {evaluation.command(cfg.best_metric, 'latest.pt')})")
                 return False
-        k = p["evals"] + 1
-        with_search = cfg.search_eval_every > 0 and k % cfg.search_eval_every == 0
         te = time.perf_counter()
-        results = stop.abandonable(self.play_evaluation, with_search)
+        results = stop.abandonable(evaluation.play, evaluation.with_search(p["evals"] + 1))
         if results is None:
             return False
-        self.record_evaluation(results, writer)
+        self.last_eval = record(results, p, writer)
         p["next_eval_seconds"] = (p["train_seconds"] // interval + 1) * interval
         p["last_eval_seconds"] = time.perf_counter() - te
-        score = self._score(results)
+        score = evaluation.score(results)
         best = score is not None and score > self.best_score
         if best:
             self.best_score = score
-        bar.write(self._eval_line(results))
+        bar.write(eval_line(results, p, self.best_score))
         return best
 
     def _maybe_measure(self, writer, bar) -> bool:
@@ -504,13 +357,13 @@ class Trainer:
         True if it is the lowest yet (best.pt keeps those weights). Its time is left out of the budget."""
         if self.exact is None:
             return False
-        self._tick()
+        self.budget.tick()
         p = self.progress
-        if not self.exact.due(p["train_seconds"]) and not self.budget_done():
+        if not self.exact.due(p["train_seconds"]) and not self.budget.done():
             return False
         t0 = time.time()
         nash_conv, lowest = self.exact.measure(self.net, p["steps"], p["train_seconds"])
-        self.session.wall += time.time() - t0  # not counted in train_seconds: measuring is not training
+        self.budget.session.wall += time.time() - t0  # not counted in train_seconds: measuring is not training
         writer.add_scalar("exact/nash_conv", nash_conv, p["steps"])
         bar.write(f"exact @ {p['steps']:,} decisions, {p['train_seconds'] / 60:.1f} min: NashConv {nash_conv:.4f}"
                   f" (lowest {self.exact.lowest:.4f})")
@@ -520,24 +373,23 @@ class Trainer:
         """``latest.pt`` (and ``best.pt`` after a best evaluation) every ``checkpoint_every_updates``
         or ``checkpoint_every_minutes``, at the end of the budget and when a ``keep_at_steps``
         milestone is passed (``milestones_due``)."""
-        cfg, p, s = self.cfg, self.progress, self.session
-        self._tick()
+        cfg, p, s = self.cfg, self.progress, self.budget.session
+        self.budget.tick()
         every_updates = cfg.checkpoint_every_updates > 0 and p["updates"] % cfg.checkpoint_every_updates == 0
         every_minutes = (cfg.checkpoint_every_minutes > 0
                          and time.time() - s.last_checkpoint >= 60 * cfg.checkpoint_every_minutes)
-        if best or every_updates or every_minutes or self.budget_done() or self.milestones_due():
+        if best or every_updates or every_minutes or self.budget.done() or self.milestones_due():
             self._save(stop, best)
             s.last_checkpoint = time.time()
 
     def _show_progress(self, bar: tqdm, sps: float, ro: Rollout) -> None:
-        s = self.session
-        rate = (self.progress["steps"] - s.base_steps) / max(time.time() - s.wall, 1e-9)
-        bar.set_description_str(self.progress_text(sps, rate, ro), refresh=False)
-        bar.n = round(1000 * self.fraction()) if bar.total else 0
+        eta = self.budget.eta_seconds(self.budget.rate())
+        bar.set_description_str(progress_text(self.cfg, self.progress, eta, sps, ro, self.last_eval), refresh=False)
+        bar.n = round(1000 * self.budget.fraction()) if bar.total else 0
         bar.refresh()
 
     def _save_on_stop(self, stop: RunStop, bar: tqdm) -> None:
-        self._tick()
+        self.budget.tick()
         bar.write(f"stopping ({stop.name}): saving {self.run_dir / 'latest.pt'}; a further signal "
                   "cannot interrupt the save", file=sys.stderr)
         self._save(stop, best=False)
@@ -579,73 +431,3 @@ class Trainer:
     def close(self) -> None:
         """Stop rollout workers (a process collector); the trainer cannot train afterwards."""
         self.collector.close()
-
-    # ------------------------------------------------------------------ logging helpers
-    def _log(self, writer, st, ro, now, sps, t_collect, t_update) -> None:
-        step = self.progress["steps"]
-        for k, v in st.items():
-            writer.add_scalar(f"losses/{k}", v, step)
-        writer.add_scalar("charts/learning_rate", now["lr"], step)
-        for k in ("ent_coef", "points_reward", "clip_coef", "magnet_coef"):
-            writer.add_scalar(f"charts/{k}", now[k], step)
-        writer.add_scalar("charts/SPS", sps, step)  # decisions per second through collection + update
-        writer.add_scalar("charts/collect_decisions_per_s", ro.decisions / t_collect, step)
-        writer.add_scalar("charts/update_samples_per_s", len(ro.actions) / t_update, step)
-        writer.add_scalar("charts/samples", self.progress["samples"], step)
-        writer.add_scalar("charts/updates", self.progress["updates"], step)
-        writer.add_scalar("charts/minutes", self.progress["train_seconds"] / 60, step)
-        for k, v in ro.stats.items():
-            writer.add_scalar(f"selfplay/{k}", v, step)
-
-    def _progress_bar(self) -> tqdm:
-        """A bar over the budget (1000 steps of its fraction); the text counts decisions and time."""
-        cfg = self.cfg
-        budgeted = cfg.max_minutes > 0 or cfg.total_steps > 0
-        fmt = f"train {self.rules.preset} " + ("{percentage:3.0f}%|{bar}| {desc}" if budgeted else "{desc}")
-        return tqdm(total=1000 if budgeted else None, initial=round(1000 * self.fraction()) if budgeted else 0,
-                    bar_format=fmt, desc="collecting the first rollout", disable=not cfg.progress_bar,
-                    dynamic_ncols=True)
-
-    def eta_seconds(self, rate: float) -> float | None:
-        """Seconds left: what remains of ``max_minutes``, or of ``total_steps`` at ``rate`` decisions
-        per second (this session's average), whichever ends first; None without a budget."""
-        cfg, p = self.cfg, self.progress
-        left = []
-        if cfg.max_minutes > 0:
-            left.append(max(0.0, 60 * cfg.max_minutes - p["train_seconds"]))
-        if cfg.total_steps > 0 and rate > 0:
-            left.append(max(0, cfg.total_steps - p["steps"]) / rate)
-        return min(left) if left else None
-
-    def progress_text(self, sps: float, rate: float, ro=None) -> str:
-        """The bar's text: budget used, ETA, decisions and their rate (``sps`` of the last step), stats."""
-        cfg, p = self.cfg, self.progress
-        parts = []
-        if cfg.max_minutes > 0:
-            parts.append(f"{p['train_seconds'] / 60:.1f}/{cfg.max_minutes:g} min")
-        eta = self.eta_seconds(rate)
-        if eta is not None:
-            parts.append(f"ETA {tqdm.format_interval(eta)}")
-        done = tqdm.format_sizeof(p["steps"]) + (f"/{tqdm.format_sizeof(cfg.total_steps)}" if cfg.total_steps else "")
-        parts += [f"{done} decisions", f"{sps / 1000:.1f}k dec/s", f"upd {p['updates']}"]
-        for name in KIND_NAMES[1:]:
-            v = (ro.stats if ro is not None else {}).get(f"winrate_vs_{name}")
-            if v is not None:
-                parts.append(f"vs {name} {v:.2f}")
-        for spec, r in self.last_eval.items():
-            if isinstance(r, dict):
-                parts.append(f"eval {spec} {r['win_rate']:.2f}")
-        return ", ".join(parts)
-
-    def _eval_line(self, results: dict) -> str:
-        p = self.progress
-        items = [f"{spec} {r['win_rate']:.3f} [{r['ci95'][0]:.2f},{r['ci95'][1]:.2f}] "
-                 f"pts/hand {r['points_per_hand']:.2f} vs {r['opponent_points_per_hand']:.2f}"
-                 for spec, r in results.items()]
-        return (f"eval @ {p['steps']:,} decisions, {p['train_seconds'] / 60:.1f} min: " + "; ".join(items)
-                + f" (best {self.best_score:.3f})")
-
-
-def _as_state(st):
-    return (st[0], tuple(st[1]), st[2])
-

@@ -55,7 +55,7 @@ from allfours_env.rules import RULE_OPTIONS, Rules, check_max_moves, check_seed,
 from allfours_env.vector import mix64, twin_state
 
 from ..base import Agent
-from ..spec.registry import make_agent
+from ..registry import make_agent
 
 ARGUMENTS = ("opponent", "partner", "seat", "max_moves", "render_mode")
 U64 = np.uint64

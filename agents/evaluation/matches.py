@@ -10,8 +10,8 @@ from allfours_env import GameState, make_rules
 from allfours_env.rules import ENGINE_PRESETS, Rules
 
 from ..base import Agent, check_turn
+from ..registry import make_agent
 from ..spec import AgentSpec, expect_spec
-from ..spec.registry import make_agent
 
 _AGENT_CACHE: dict = {}
 

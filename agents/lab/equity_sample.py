@@ -1,4 +1,4 @@
-"""Sample the hand distributions behind search's match equity (``allfours.agents.players.equity``).
+"""Sample the hand distributions behind search's match equity (``allfours.agents.search.equity``).
 
     python -m allfours.agents.lab.equity_sample                 # all four, 20,000 heuristic self-play matches each
     python -m allfours.agents.lab.equity_sample --names seven_up --matches 2000
@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from allfours_env import GameState, make_rules
 from allfours_env.engine import PLAY
 
-from ..players.equity import DATA, FORMAT, MatchEquity, Outcome
 from ..players.heuristic import HeuristicAgent
+from ..search.equity import DATA, FORMAT, MatchEquity, Outcome
 
 DISTRIBUTIONS = {"yorkshire": ("yorkshire", None), "traditional": ("traditional", None),
                  "traditional_2p": ("traditional", 2), "seven_up": ("seven_up", None)}

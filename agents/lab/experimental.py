@@ -48,9 +48,9 @@ from ..players.best_response import BestResponseAgent
 from ..players.heuristic import HeuristicAgent
 from ..players.random_agent import RandomAgent
 from ..players.search import SearchAgent, best_action
-from ..players.solver import solve
-from ..players.worlds import hand_start
-from ..spec.registry import make_agent
+from ..registry import make_agent
+from ..search.solver import solve
+from ..search.worlds import hand_start
 from .grammar import EXPERIMENTAL_OPTIONS
 
 

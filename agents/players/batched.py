@@ -25,7 +25,6 @@ from allfours_env.vector import VectorEnv
 
 from ..base import Agent
 from ..network import greedy_actions
-from ..spec.registry import make_agent
 from .heuristic import HeuristicAgent
 from .heuristic_batch import HeuristicBatch
 from .neural import NeuralAgent
@@ -104,8 +103,3 @@ def batched(agent: Agent, rules: Rules, seed: int | None = None) -> BatchedPlaye
         return NetworkPlayer(agent, seed)
     return None
 
-
-def unbatchable(specs, rules: Rules) -> list[str]:
-    """The agent specs of ``specs`` that have no batched form (empty: the array engine can seat them all)."""
-    return [spec for spec in specs
-            if batched(make_agent(spec, preset=rules.preset, players=rules.players), rules) is None]

@@ -4,7 +4,7 @@ The target is a player whose policy is known and fixed (``heuristic``, a shipped
 played greedily). At each of its decisions with a choice the responder:
 
 1. draws ``worlds`` worlds consistent with what its seat has seen and with every move the target made
-   this hand (``allfours.agents.players.consistent.ConsistentWorlds``: the target's policy replayed on candidate deals,
+   this hand (``allfours.agents.search.consistent.ConsistentWorlds``: the target's policy replayed on candidate deals,
    at most ``candidates`` drawn);
 2. values every legal action in each world: the action, then the rest of the hand with the target's
    exact policy for the target's seats and a fixed policy for its own later moves, the
@@ -19,7 +19,7 @@ played greedily). At each of its decisions with a choice the responder:
 
 No strategy fusion: every later move of the responder is a function of its information set (the
 continuation policy, or one argmax per group of indistinguishable worlds), never of the hidden cards
-of one world. A world is valued by match equity for the responder's side (``allfours.agents.players.equity``, -1000 to
+of one world. A world is valued by match equity for the responder's side (``allfours.agents.search.equity``, -1000 to
 1000: its chance of winning the match from the scores the hand ends at; ``value=points``, and where no
 table applies: its side's hand points minus the other's, and ``WIN_BONUS`` for a match won), and by
 points (the margin) for the report. The responder is a legitimate player (it reads only
@@ -45,10 +45,11 @@ from allfours_env import GameState, make_rules
 from allfours_env.engine import BID, GIVE_OR_RUN, STAND_OR_BEG
 
 from ..base import Agent
-from .consistent import DEFAULT_CANDIDATES, ConsistentWorlds, TargetPolicy
-from .equity import MatchEquity, equity_for_rules
+from ..search.consistent import DEFAULT_CANDIDATES, ConsistentWorlds
+from ..search.equity import MatchEquity, equity_for_rules
+from ..search.solver import final_value
 from .heuristic import HeuristicAgent
-from .solver import final_value
+from .target import TargetPolicy
 
 DEFAULT_WORLDS = 32
 CONTINUATIONS = ("target", "heuristic")

@@ -6,7 +6,7 @@ A ``SearchAgent`` given two parts built on one network (by default the preset's 
   (``allfours_env.sampling.resample``) and weighs each by the product, over the other seats'
   decisions this hand (the pitch, every card played or thrown in, stand/beg, give/run), of
   ``max(p, floor)``, ``p`` being the network's probability of that action from the seat's
-  observation in that world, the hand replayed from its deal (``allfours.agents.players.worlds.hand_start``).
+  observation in that world, the hand replayed from its deal (``allfours.agents.search.worlds.hand_start``).
   It is batched: one forward pass per past decision over all candidates (``encode_batch``). The
   ``worlds`` valued are drawn from the candidates by weight; a world drawn twice is valued once,
   counted twice (the playouts are deterministic). The floor keeps a world the network finds
@@ -39,12 +39,12 @@ from allfours_env import GameState
 from allfours_env.observation import OBS_SIZE, encode_batch, masks_batch
 from allfours_env.sampling import resample
 
+from ..search.worlds import hand_start
 from ..spec import AgentSpec, check_seats, expect_spec
 from ..spec.bots import BOTS, bot_name
 from .neural import NeuralAgent, load_network
 from .playout import NetworkPlayout
 from .search import SearchAgent
-from .worlds import hand_start
 
 DEFAULT_WORLDS = 32
 DEFAULT_CANDIDATES = 128

@@ -22,12 +22,12 @@ two parts are constructor arguments:
 A world is played to the end of the current hand (High, Low, Jack, Game in the rule order,
 stopping at the target, kicks and take-one included) and valued for the searching side by
 match equity (``value=match``, the default): its chance of winning the match from the scores the
-hand ends at (``allfours.agents.players.equity``), -1000 to 1000, so a point is worth more near the target.
+hand ends at (``allfours.agents.search.equity``), -1000 to 1000, so a point is worth more near the target.
 With ``value=points``, and always with three players (the others then count as one opposing
 side, paranoid), in one-hand episodes and for targets over 31, it is the side's points minus the
 other side's, plus ``WIN_BONUS`` if the match is won in this hand (minus if lost). Once at most
 ``exact`` cards are left in the hands after the current trick, the playout gives way to
-perfect-information alpha-beta over the rest of the hand (``allfours.agents.players.solver.solve``). Measured on
+perfect-information alpha-beta over the rest of the hand (``allfours.agents.search.solver.solve``). Measured on
 duplicate hands against the heuristic (docs/baselines.md), the clairvoyant solver is no better
 than the heuristic except at the very end of a hand, while heuristic playouts win clearly, so the
 default is ``exact=0`` (only the last trick is solved exactly). Trump decisions (stand/beg, give
@@ -55,9 +55,9 @@ from allfours_env.engine import PLAY
 from allfours_env.sampling import resample
 
 from ..base import Agent
-from .equity import MatchEquity, equity_for_rules
+from ..search.equity import MatchEquity, equity_for_rules
+from ..search.solver import EXACT_CARDS, WIN_BONUS, exact_reachable, final_value, playout_values, solve
 from .heuristic import HeuristicAgent
-from .solver import EXACT_CARDS, WIN_BONUS, exact_reachable, final_value, playout_values, solve
 
 DEFAULT_WORLDS = 48
 DEFAULT_VALUE = "match"
@@ -176,7 +176,7 @@ class SearchAgent(Agent):
     def equity_for(self, state: GameState) -> MatchEquity | None:
         """The match equity table to value worlds by, or None to value them by points: with
         ``value=points``, with three sides, in one-hand episodes (no match to win) and for targets
-        over ``EQUITY_MAX_TARGET`` (``allfours.agents.players.equity.equity_for_rules``)."""
+        over ``EQUITY_MAX_TARGET`` (``allfours.agents.search.equity.equity_for_rules``)."""
         return equity_for_rules(state.rules) if self.value == "match" else None
 
 

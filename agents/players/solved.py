@@ -4,7 +4,7 @@
 
 The equilibrium is the one ``allfours exploit --method exact`` measures against (``allfours.agents.data``,
 ``<preset>_equilibrium.npz``, made by ``benchmarks/mini_solve.py --save``): one probability per legal action
-of every information set of the preset's tree (``allfours.agents.exploitability.tree``). ``policy`` gives the
+of every information set of the preset's tree (``allfours.agents.mini.tree``). ``policy`` gives the
 stored probabilities of the seat's information set; ``act`` draws from them with the agent's own generator, so a
 seed replays its moves. The tree is built once a process for each preset (a fraction of a second for mini2;
 about a minute and a half and 1 GB of memory for mini3).
@@ -26,8 +26,8 @@ from allfours_env.rules import MINI_PRESETS
 from allfours_env.sampling import resample
 
 from ..base import Agent, AgentError
-from ..exploitability.cfr import equilibrium_path, load_equilibrium
-from ..exploitability.tree import DEALER, GameTree, build_tree, info_key
+from ..mini.cfr import equilibrium_path, load_equilibrium
+from ..mini.tree import DEALER, GameTree, build_tree, info_key
 
 
 def stored_presets() -> tuple[str, ...]:

@@ -1,5 +1,6 @@
-"""The agent spec language: the grammar (``grammar``: ``AgentSpec.parse`` and the nested specs), the registry
-that builds an agent from a parsed spec (``registry.make_agent``) and the shipped bots' names (``bots``).
+"""The agent spec language: the grammar (``grammar``: ``AgentSpec.parse`` and the nested specs) and the shipped
+bots' names (``bots``), below the players; the registry that builds an agent from a parsed spec is
+``allfours.agents.registry`` (``make_agent``), above them.
 The package re-exports the grammar's public names: ``from allfours.agents.spec import AgentSpec``."""
 
 from .grammar import (

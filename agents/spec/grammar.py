@@ -31,7 +31,7 @@ before anything is built. Three options hold specs themselves:
 Every error is one ``ValueError`` line naming what is wrong (an unknown agent or option with the
 close matches, a value of the wrong type). A spec is a value: hashable, equal to another with the
 same name, target and options (in any order), picklable, so evaluation workers get it as it is.
-Which class plays each name is ``allfours.agents.spec.registry``'s business; this module imports no agent.
+Which class plays each name is ``allfours.agents.registry``'s business; this module imports no agent.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``allfours export``: a trained policy to ONNX with its model card (``allfours.agents.network.export_onnx``)."""
+"""``allfours export``: a trained policy to ONNX with its model card (``allfours.agents.adapters.export_onnx``)."""
 
 from __future__ import annotations
 

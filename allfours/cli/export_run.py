@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from allfours.agents.network.export_onnx import check, export, load_policy
+from allfours.agents.adapters.export_onnx import check, export, load_policy
 
 from .common import fail
 from .export import PROG

@@ -6,9 +6,9 @@ import os
 import sys
 
 from allfours.agents.players.human import SUIT_NAMES, HumanAgent, QuitGame, bid_words, call_words
+from allfours.agents.registry import make_agent
 from allfours.agents.spec import AgentSpec
 from allfours.agents.spec.bots import BOTS
-from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState, action_name
 from allfours_env.cards import BID_NAMES, BID_VALUE, BIDS, JACK, SUITS, card_code
 from allfours_env.scoring import high_low_jack

@@ -104,7 +104,7 @@ def _train(args, cfg, run_dir: Path, stop: RunStop) -> int:
             searched = [cfg.search_opponent] if cfg.search_eval_every > 0 else []
             for spec in dict.fromkeys(cfg.eval_opponents + searched):  # latest.pt: a run writes it at its
                 # first checkpoint, best.pt only after an evaluation
-                print(f"  eval vs {spec}: the matches of `{trainer.eval_command(spec, 'latest.pt')}`")
+                print(f"  eval vs {spec}: the matches of `{trainer.evaluation.command(spec, 'latest.pt')}`")
         if cfg.exact_every_minutes > 0:
             print(f"  exact NashConv every {cfg.exact_every_minutes:g} min, as `allfours exploit --method exact "
                   f"--preset {cfg.preset} --bot {run_dir / 'latest.pt'}` measures it")

@@ -280,7 +280,7 @@ def _client(request: Request) -> str:
 def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
                max_body_bytes: int = MAX_BODY_BYTES, matches: MatchStore | None = None,
                limits: Limits | None = None, db: MatchDB | None = None, hosts: Hosts | None = None) -> FastAPI:
-    """The FastAPI app offering ``bots`` (specs for ``allfours.agents.spec.registry.make_agent``; default: see
+    """The FastAPI app offering ``bots`` (specs for ``allfours.agents.registry.make_agent``; default: see
     ``BotPool``).
 
     ``matches`` (or a new ``MatchStore`` with ``limits``, and ``db`` to keep the matches in a file; default:

@@ -1,7 +1,7 @@
 """What the HTTP server and the JSON-lines protocol share: the bots on offer and the answer to a view.
 
 ``BotPool`` holds the bots a server offers (agent specs, each parsed once into an
-``allfours.agents.spec.AgentSpec`` for ``allfours.agents.spec.registry.make_agent``). A request may only name one of
+``allfours.agents.spec.AgentSpec`` for ``allfours.agents.registry.make_agent``). A request may only name one of
 them,
 by the text it was offered as: a client never makes the server load a file of its choosing. Each
 bot is built once per preset and used under a lock, reseeded for every request, so the same
@@ -22,9 +22,9 @@ from pydantic import ValidationError
 from allfours.agents.base import Agent
 from allfours.agents.network.checkpoint import checkpoints_dir
 from allfours.agents.network.model_card import model_card
+from allfours.agents.registry import make_agent, plays_auction
 from allfours.agents.spec import AgentSpec
 from allfours.agents.spec.bots import BOTS
-from allfours.agents.spec.registry import make_agent, plays_auction
 from allfours_env import PRESETS, __version__, action_name
 from allfours_env.replay import ViewError, state_from_request
 from allfours_env.rules import AUCTION_PRESETS, ENGINE_PRESETS

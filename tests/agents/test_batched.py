@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from helpers import reference
 
-from allfours.agents.players.batched import NetworkPlayer, RandomPlayer, batched, unbatchable
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.players.batched import NetworkPlayer, RandomPlayer, batched
+from allfours.agents.registry import make_agent, unbatchable
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.vector import VectorEnv
 

@@ -10,12 +10,13 @@ from allfours.agents.base import Agent
 from allfours.agents.evaluation import evaluate_pairings, play_match
 from allfours.agents.exploitability.search_probe import format_report, responder_spec, run_search_exploit
 from allfours.agents.players.best_response import BestResponseAgent, decision_type
-from allfours.agents.players.consistent import ConsistentWorlds, TargetPolicy, starts
-from allfours.agents.players.equity import equity_for_rules
 from allfours.agents.players.heuristic import HeuristicAgent
-from allfours.agents.players.worlds import hand_start
+from allfours.agents.players.target import TargetPolicy
+from allfours.agents.registry import make_agent
+from allfours.agents.search.consistent import ConsistentWorlds, starts
+from allfours.agents.search.equity import equity_for_rules
+from allfours.agents.search.worlds import hand_start
 from allfours.agents.spec import AgentSpec
-from allfours.agents.spec.registry import make_agent
 from allfours_env import GameState
 from allfours_env.sampling import resample
 
@@ -240,8 +241,8 @@ def test_the_report():
 
 @pytest.mark.slow
 def test_a_lower_bound_that_finds_most_of_the_exact_exploitability_on_mini2():
-    exact_tree = pytest.importorskip("allfours.agents.exploitability.tree")
-    exact = pytest.importorskip("allfours.agents.exploitability.response")
+    exact_tree = pytest.importorskip("allfours.agents.mini.tree")
+    exact = pytest.importorskip("allfours.agents.mini.response")
     tree = exact_tree.build_tree("mini2")
     target = HeuristicAgent()
     policy, _ = exact.tabulate(target, tree)

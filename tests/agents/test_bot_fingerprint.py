@@ -33,7 +33,7 @@ import pytest
 import torch
 
 from allfours.agents.network import MASK_VALUE, TIE_TOLERANCE, greedy_actions
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
 from allfours_env import OBS_SIZE, GameState, encode
 from allfours_env.cards import ALL_FOURS_ACTIONS, NUM_ACTIONS
 from allfours_env.observation import V1_SIZE

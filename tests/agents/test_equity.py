@@ -1,4 +1,4 @@
-"""Match equity (agents/players/equity.py): the DP over hand outcomes and the search's valuation by it."""
+"""Match equity (allfours.agents.search.equity): the DP over hand outcomes and the search's valuation by it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from math import comb
 import pytest
 
 from allfours.agents.lab.equity_sample import DISTRIBUTIONS, match_hands
-from allfours.agents.players.equity import (
+from allfours.agents.players.heuristic import HeuristicAgent
+from allfours.agents.players.search import SearchAgent
+from allfours.agents.search.equity import (
     EQUITY_MAX_TARGET,
     MatchEquity,
     equity_for_rules,
@@ -17,8 +19,6 @@ from allfours.agents.players.equity import (
     load_outcomes,
     match_equity,
 )
-from allfours.agents.players.heuristic import HeuristicAgent
-from allfours.agents.players.search import SearchAgent
 from allfours_env import GameState, make_rules
 
 
@@ -81,7 +81,7 @@ def test_outcomes_replay_the_engine_points():
 
 
 def test_bad_distribution_files_and_names_give_clear_errors(tmp_path, monkeypatch):
-    import allfours.agents.players.equity as eq
+    import allfours.agents.search.equity as eq
 
     monkeypatch.setattr(eq, "DATA", tmp_path)
     with pytest.raises(ValueError,

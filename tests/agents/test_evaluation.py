@@ -18,8 +18,8 @@ from allfours.agents.players import neural
 from allfours.agents.players.heuristic import HeuristicAgent
 from allfours.agents.players.random_agent import RandomAgent
 from allfours.agents.players.search import SearchAgent
+from allfours.agents.registry import make_agent
 from allfours.agents.spec import AgentSpec
-from allfours.agents.spec.registry import make_agent
 from allfours.cli.eval import main as eval_main
 from allfours_env import NUM_ACTIONS, GameState, encode, make_rules
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from allfours.agents.base import Agent
-from allfours.agents.exploitability.cfr import cfr_plus, load_equilibrium, load_policy, save_policy
-from allfours.agents.exploitability.response import (
+from allfours.agents.mini.cfr import cfr_plus, load_equilibrium, load_policy, save_policy
+from allfours.agents.mini.response import (
     best_response,
     expected_value,
     mixed,
@@ -21,7 +21,7 @@ from allfours.agents.exploitability.response import (
     tabulate,
     uniform_policy,
 )
-from allfours.agents.exploitability.tree import build_tree, info_key, root_deals
+from allfours.agents.mini.tree import build_tree, info_key, root_deals
 from allfours.cli import main
 from allfours_env import GameState
 from allfours_env.cards import card_code

@@ -11,8 +11,8 @@ from allfours.agents.lab import experimental as ex
 from allfours.agents.players.heuristic import HeuristicAgent
 from allfours.agents.players.random_agent import RandomAgent
 from allfours.agents.players.search import SearchAgent
-from allfours.agents.players.solver import playout_values
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
+from allfours.agents.search.solver import playout_values
 from allfours_env import GameState
 from allfours_env.cards import mask_to_list
 from allfours_env.sampling import resample

@@ -27,7 +27,7 @@ import pytest
 from allfours.agents.base import Agent
 from allfours.agents.evaluation import derive_seed
 from allfours.agents.players.random_agent import RandomAgent
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
 from allfours_env import GameState, IllegalActionError, action_name
 
 DATA = Path(__file__).resolve().parent / "data" / "frozen_references.json"

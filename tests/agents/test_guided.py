@@ -13,9 +13,9 @@ from allfours.agents.players.heuristic import HeuristicAgent
 from allfours.agents.players.neural import load_bot
 from allfours.agents.players.playout import NetworkPlayout
 from allfours.agents.players.search import SearchAgent
-from allfours.agents.players.solver import final_value
-from allfours.agents.players.worlds import hand_start
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
+from allfours.agents.search.solver import final_value
+from allfours.agents.search.worlds import hand_start
 from allfours_env import GameState
 from allfours_env.cards import SUIT_MASK, parse_card
 from allfours_env.sampling import resample

@@ -462,11 +462,15 @@ def play_single(env_id, kwargs, seed, steps):
     ("allfours/Traditional-v0", {"players": 3, "seat": "random", "reward": "points"}),
     ("allfours/Traditional-v0", {"players": 4, "seat": 2, "episode": "hand"}),
     ("allfours/SevenUp-v0", {"seat": "random", "max_moves": 30}),
-    ("allfours/Pitch-v0", {"players": 2, "seat": "random", "opponent": NET, "max_moves": 40}),
-    ("allfours/Pitch-v0", {"players": 3, "seat": "random", "opponent": NET, "max_moves": 60}),
-    ("allfours/Pitch-v0", {"seat": "random", "opponent": NET, "max_moves": 300}),
-    ("allfours/Pitch-v0", {"players": 2, "opponent": NET, "reward": "points", "max_moves": 14}),
-    ("allfours/Setback-v0", {"seat": 1, "opponent": NET, "max_moves": 200}),
+    # against the network: 4 s to 20 s each
+    pytest.param("allfours/Pitch-v0", {"players": 2, "seat": "random", "opponent": NET, "max_moves": 40},
+                 marks=pytest.mark.slow),
+    pytest.param("allfours/Pitch-v0", {"players": 3, "seat": "random", "opponent": NET, "max_moves": 60},
+                 marks=pytest.mark.slow),
+    pytest.param("allfours/Pitch-v0", {"seat": "random", "opponent": NET, "max_moves": 300}, marks=pytest.mark.slow),
+    pytest.param("allfours/Pitch-v0", {"players": 2, "opponent": NET, "reward": "points", "max_moves": 14},
+                 marks=pytest.mark.slow),
+    pytest.param("allfours/Setback-v0", {"seat": 1, "opponent": NET, "max_moves": 200}, marks=pytest.mark.slow),
     ("allfours/Pitch-v0", {"players": 2, "seat": "random"}),
     ("allfours/Pitch-v0", {"players": 3, "seat": "random", "reward": "points"}),
     ("allfours/Pitch-v0", {"seat": "random"}),
@@ -508,6 +512,7 @@ def test_make_vec_with_a_network_opponent_plays_the_single_envs_games():
         assert rec[i] == play_single("allfours/SevenUp-v0", kwargs, 7 + i, 40), i
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id,kwargs", AUCTION_IDS)
 def test_make_vec_plays_the_auction_presets_against_random_play(env_id, kwargs):
     # whole matches on the batched engine, the masks legal (an illegal action would raise), the observations in the
@@ -521,6 +526,7 @@ def test_make_vec_plays_the_auction_presets_against_random_play(env_id, kwargs):
     assert sum(term for r, term, trunc in ends) >= n // 2  # (random bidders are set back often: long matches)
 
 
+@pytest.mark.slow
 def test_make_vec_with_random_opponents_has_the_single_envs_statistics():
     kwargs = {"opponent": "random", "seat": "random"}
     n, steps = 256, 60
@@ -561,6 +567,7 @@ def load_example():
     return module
 
 
+@pytest.mark.slow
 def test_sb3_make_vec_env_with_its_defaults_steps_with_masks_and_renders():
     # make_vec_env asks each env for render_mode="rgb_array" (it used to be a ValueError), wraps it in a
     # Monitor and a DummyVecEnv; MaskablePPO reads the masks through env_method("action_masks")
@@ -601,6 +608,7 @@ def test_sb3_make_vec_env_with_its_defaults_steps_with_masks_and_renders():
     assert ended >= 1
 
 
+@pytest.mark.slow
 def test_example_trains_saves_and_the_model_is_an_agent(tmp_path):
     example = load_example()
     out = tmp_path / "model.zip"
@@ -613,7 +621,7 @@ def test_example_trains_saves_and_the_model_is_an_agent(tmp_path):
     from allfours.agents.adapters.sb3_agent import SB3Agent
     from allfours.agents.evaluation import play_match
     from allfours.agents.network import greedy_actions
-    from allfours.agents.spec.registry import make_agent
+    from allfours.agents.registry import make_agent
     agent = make_agent(f"sb3:{out}", preset="seven_up")
     assert isinstance(agent, SB3Agent)
     result = play_match([agent, make_agent("random")], preset="seven_up", seed=3)

@@ -14,8 +14,8 @@ pytest.importorskip("pyspiel")
 from allfours.agents.evaluation import play_match  # noqa: E402
 from allfours.agents.players.ismcts import ISMCTSAgent  # noqa: E402
 from allfours.agents.players.random_agent import RandomAgent  # noqa: E402
+from allfours.agents.registry import make_agent  # noqa: E402
 from allfours.agents.spec import AgentSpec  # noqa: E402
-from allfours.agents.spec.registry import make_agent  # noqa: E402
 from allfours.cli import main  # noqa: E402
 from allfours_env import GameState  # noqa: E402
 from allfours_env.cards import NUM_CARDS, STAND, card_code, parse_card  # noqa: E402
@@ -86,7 +86,7 @@ def test_allfours_eval_runs_it(capsys):
 
 @pytest.mark.subprocess
 def test_openspiel_is_imported_only_for_the_spec_and_its_absence_names_the_extra():
-    code = ("import sys\nfrom allfours.agents.spec.registry import make_agent\nmake_agent('search')\n"
+    code = ("import sys\nfrom allfours.agents.registry import make_agent\nmake_agent('search')\n"
             "assert 'pyspiel' not in sys.modules and 'open_spiel' not in sys.modules\n"
             "sys.modules['pyspiel'] = None  # as if OpenSpiel were not installed\n"
             "try:\n    make_agent('ismcts')\nexcept ValueError as e:\n    print(e)\n")

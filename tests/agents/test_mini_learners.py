@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from allfours.agents.exploitability.cfr import load_equilibrium
-from allfours.agents.exploitability.response import expected_value, mixed, nash_conv, uniform_policy
-from allfours.agents.exploitability.tree import build_tree
+from allfours.agents.mini.cfr import load_equilibrium
+from allfours.agents.mini.response import expected_value, mixed, nash_conv, uniform_policy
+from allfours.agents.mini.tree import build_tree
 
 pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python import policy as os_policy  # noqa: E402
@@ -32,6 +32,7 @@ def mini2():
     return tree, load_equilibrium(tree)[0], pyspiel.load_game("python_allfours", {"preset": "mini2"})
 
 
+@pytest.mark.slow
 def test_openspiel_information_states_map_onto_the_tree_both_ways_round(mini2):
     tree, _, game = mini2
     seen = []

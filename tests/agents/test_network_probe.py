@@ -5,7 +5,7 @@ import numpy as np
 import torch
 
 from allfours.agents.exploitability.exact import NetworkProbe, exact_report
-from allfours.agents.exploitability.response import tabulate
+from allfours.agents.mini.response import tabulate
 from allfours.agents.network import PolicyNet
 from allfours.agents.players.neural import NeuralAgent
 from allfours_env.cards import NUM_ACTIONS

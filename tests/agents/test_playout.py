@@ -11,9 +11,9 @@ from allfours.agents.players.heuristic import HeuristicAgent
 from allfours.agents.players.neural import load_bot
 from allfours.agents.players.playout import NetworkPlayout
 from allfours.agents.players.search import SearchAgent
-from allfours.agents.players.solver import final_value
+from allfours.agents.registry import make_agent, search_playout
+from allfours.agents.search.solver import final_value
 from allfours.agents.spec import AgentSpec
-from allfours.agents.spec.registry import make_agent, search_playout
 from allfours_env import GameState
 from allfours_env.engine import PLAY
 from allfours_env.sampling import resample

@@ -11,8 +11,8 @@ from allfours.agents.lab.experimental import likelihood
 from allfours.agents.players.heuristic import HeuristicAgent
 from allfours.agents.players.random_agent import RandomAgent
 from allfours.agents.players.search import SearchAgent
-from allfours.agents.players.solver import final_value, playout_values, solve
-from allfours.agents.players.worlds import hand_start
+from allfours.agents.search.solver import final_value, playout_values, solve
+from allfours.agents.search.worlds import hand_start
 from allfours_env import GameState, make_rules, parse_card
 from allfours_env.cards import STAND, THROW_IN
 from allfours_env.sampling import resample

@@ -9,7 +9,7 @@ import pytest
 
 from allfours.agents import make_agent
 from allfours.agents.base import AgentError
-from allfours.agents.exploitability.cfr import equilibrium_path, load_policy
+from allfours.agents.mini.cfr import equilibrium_path, load_policy
 from allfours.agents.players.solved import solution
 from allfours.cli import main
 from allfours_env import GameState, make_rules

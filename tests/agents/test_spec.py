@@ -152,7 +152,7 @@ def test_checkpoint_path_is_the_file_a_warm_start_reads():
 def test_a_bad_spec_is_one_line_naming_what_is_wrong(text, message):
     try:
         AgentSpec.parse(text)
-        from allfours.agents.spec.registry import make_agent
+        from allfours.agents.registry import make_agent
 
         make_agent(text)  # the errors the loaders find (an unknown bot)
     except ValueError as e:
@@ -255,7 +255,7 @@ def test_builders_take_a_parsed_spec_and_never_parse_text_again():
     from allfours.agents.evaluation.matches import build_agent
     from allfours.agents.players.guided import GuidedAgent, guide_network
     from allfours.agents.players.neural import load_network
-    from allfours.agents.spec.registry import search_playout
+    from allfours.agents.registry import search_playout
     from allfours_env import make_rules
 
     for call in (lambda: load_network("bot:seven_up"), lambda: guide_network("seven_up"),

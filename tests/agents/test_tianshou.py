@@ -3,7 +3,8 @@
 The infos reach Tianshou's replay buffer, which batches them into arrays. docs/rules.md section 6, Infos: "-1
 (`allfours_env.env.NOBODY`) means nobody took that point: an info holds only ints, bools, strings and lists of
 ints, so libraries that batch infos into arrays (Tianshou's `Collector`) can."
-Slow: numba compiles Tianshou's buffer code on its first use in a process (several seconds).
+Slow: numba compiles Tianshou's buffer code on its first use in a process (several seconds). Tianshou is
+imported in the test, not at collection: its import alone takes seconds that the fast set would pay for nothing.
 """
 
 from __future__ import annotations
@@ -14,12 +15,6 @@ import pytest
 from allfours_env import env
 from allfours_env.env import NOBODY
 
-pytest.importorskip("tianshou")
-from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm  # noqa: E402
-from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm  # noqa: E402
-from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
-from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
-
 STEPS = 600
 MAX_MOVES = 120  # matches cut there (truncated), so episodes end within the steps
 
@@ -27,6 +22,12 @@ MAX_MOVES = 120  # matches cut there (truncated), so episodes end within the ste
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ["pitch", "setback"])
 def test_tianshous_collector_batches_the_infos(preset):
+    pytest.importorskip("tianshou")
+    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
     def make():
         return PettingZooEnv(env(preset=preset, max_moves=MAX_MOVES))
 

@@ -14,8 +14,8 @@ from helpers import mask, play
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from allfours.agents.players.equity import equity_for_rules
-from allfours.agents.players.solver import _Solver, final_value, solve
+from allfours.agents.search.equity import equity_for_rules
+from allfours.agents.search.solver import _Solver, final_value, solve
 from allfours_env import GameState, make_rules
 from allfours_env.cards import ALL_CARDS, JACK, NUM_CARDS, SUIT_MASK, THROW_IN, mask_of, mask_to_list, parse_card
 from allfours_env.deal import TURN_UP, assign_cards, stock_layout, unseen_cards

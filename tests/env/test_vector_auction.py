@@ -47,7 +47,8 @@ def results(g: Games, i: int) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("preset, options", CONFIGS)
+@pytest.mark.parametrize("preset, options", [  # 3 s or more each, all but the short ones slow
+    c if i in (1, 9) else pytest.param(*c, marks=pytest.mark.slow) for i, c in enumerate(CONFIGS)])
 def test_the_batched_auction_plays_as_gamestate(preset, options):
     """1,000 hands a configuration (docs/rules.md section 8, every rule of it): the same legal actions, scores,
     hand results and match winners as ``GameState``, from the same deals; and every seat's observation equal to

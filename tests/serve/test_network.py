@@ -164,6 +164,7 @@ def _outcome(s: socket.socket) -> str:
     return "refused" if data.startswith(b"HTTP/1.1 503 ") and b"too_many_connections" in data else data[:60].decode()
 
 
+@pytest.mark.slow  # it waits out the server's timeouts: 2 s
 def test_slow_heads_and_surplus_connections_are_closed(monkeypatch, capfd):
     with serve(monkeypatch, "--max-connections", "20", "--read-timeout", "1") as port:
         socks = []
@@ -189,6 +190,7 @@ def test_slow_heads_and_surplus_connections_are_closed(monkeypatch, capfd):
     assert "Traceback" not in capfd.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_slow_body_is_closed_and_a_slow_answer_is_not(capfd):
     async def app(scope, receive, send):  # reads the whole body, then takes 1.5 s to answer
         if scope["type"] != "http":
@@ -263,6 +265,7 @@ def _asset_size(port: int) -> int:
     return len(body)
 
 
+@pytest.mark.slow
 def test_slow_readers_are_dropped_at_the_write_timeout_and_others_are_served(monkeypatch, capfd):
     """Issue 51: connections that ask for a large asset, pipelined, with a 4 kB receive buffer, and never read
     held their sockets (and the asset's file) for good. Now each is dropped --write-timeout seconds after the
@@ -334,6 +337,7 @@ class _Stalled:
         pass
 
 
+@pytest.mark.slow
 def test_the_write_deadline_counts_from_the_last_progress():
     """A client that keeps taking its answer is never cut, however long the answer takes in all; one that stops
     is dropped --write-timeout seconds after the server could write no more; a connection closed with bytes

@@ -165,6 +165,7 @@ def hist_close(x, y, what, tol=0.03):
     assert tv < tol, f"{what}: total variation {tv:.3f} between the two collectors' distributions"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["yorkshire", "seven_up"])
 def test_games_have_the_same_statistics_with_their_own_deals(preset):
     rules = make_rules(preset)

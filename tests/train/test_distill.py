@@ -23,6 +23,7 @@ def labels(tmp_path_factory):
     return out, len(distill._load([out])["obs"])
 
 
+@pytest.mark.slow  # the labels fixture: 5 s
 def test_labels_do_not_depend_on_the_worker(labels):
     out, n = labels
     threads = torch.get_num_threads()
@@ -37,6 +38,7 @@ def test_labels_do_not_depend_on_the_worker(labels):
     assert all(o.tobytes() in stored for g in games[:2] for o in g["obs"])
 
 
+@pytest.mark.slow
 def test_label_rows_are_the_students_decisions_with_search_values(labels):
     out, n = labels
     data = distill._load([out])
@@ -54,6 +56,7 @@ def test_label_rows_are_the_students_decisions_with_search_values(labels):
     assert distill._presets([out]) == {"yorkshire"}  # meta.json: what made the labels
 
 
+@pytest.mark.slow
 def test_fit_moves_the_policy_towards_the_labels(labels, tmp_path):
     out, _ = labels
     src = tmp_path / "src"
@@ -101,6 +104,7 @@ def test_fit_moves_the_policy_towards_the_labels(labels, tmp_path):
     assert torch.load(shipped, weights_only=True)["distill"] == saved["distill"]
 
 
+@pytest.mark.slow
 def test_labels_of_encoding_1_load_at_todays_widths(labels, tmp_path):
     """A label file written before the observation grew (951 columns, 57 actions) loads next to today's:
     the new columns 0 (as in All Fours' presets), the new actions illegal and unvalued."""
@@ -117,6 +121,7 @@ def test_labels_of_encoding_1_load_at_todays_widths(labels, tmp_path):
     assert np.array_equal(both["values"][n:], data["values"], equal_nan=True)
 
 
+@pytest.mark.slow
 def test_bad_input_gets_a_clear_error(labels, tmp_path, capsys):
     def error(*argv):
         with pytest.raises(SystemExit) as e:

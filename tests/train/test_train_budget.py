@@ -36,47 +36,47 @@ def trainer(tmp_path):
 
 def test_the_run_stops_when_one_more_iteration_and_the_final_evaluation_would_not_fit(trainer):
     t = trainer
-    t._match_seconds = {"random": 0.2}  # 20 matches: a 4 s final evaluation
-    assert t.final_eval_seconds() == pytest.approx(4.0)
-    t._plan_end(2.0)  # an iteration took 2 s: 6 s must stay free
+    t.evaluation.match_seconds = {"random": 0.2}  # 20 matches: a 4 s final evaluation
+    assert t.budget.final_eval_seconds() == pytest.approx(4.0)
+    t.budget.plan_end(2.0)  # an iteration took 2 s: 6 s must stay free
     t.progress["train_seconds"] = 53.9
-    assert not t.budget_done()
+    assert not t.budget.done()
     t.progress["train_seconds"] = 54.0
-    assert t.budget_done()
+    assert t.budget.done()
     # without evaluations only the next iteration is kept free
     t.cfg.eval_every_minutes = 0
-    t._plan_end(2.0)
+    t.budget.plan_end(2.0)
     t.progress["train_seconds"] = 57.5
-    assert not t.budget_done()
+    assert not t.budget.done()
 
 
 def test_an_opponent_not_yet_timed_is_timed_on_one_duplicate_group(trainer):
     t = trainer
-    assert t._match_seconds == {}
-    estimate = t.final_eval_seconds()
-    assert set(t._match_seconds) == {"random"} and estimate == t._match_seconds["random"] * 20 > 0
+    assert t.evaluation.match_seconds == {}
+    estimate = t.budget.final_eval_seconds()
+    assert set(t.evaluation.match_seconds) == {"random"} and estimate == t.evaluation.match_seconds["random"] * 20 > 0
     assert t.progress["evals"] == 0  # timing is not an evaluation
 
 
 def test_a_due_evaluation_with_no_room_after_it_is_the_last(trainer):
     t, bar = trainer, Bar()
-    t._match_seconds = {"random": 0.1}  # 2 s
-    t._iteration_seconds = 1.0
+    t.evaluation.match_seconds = {"random": 0.1}  # 2 s
+    t.budget.iteration_seconds = 1.0
     t.progress.update(train_seconds=55.5, next_eval_seconds=30.0)  # due; 55.5 + 2 + 2 + 1 > 60: the last one
-    t._tick = lambda: None  # keep train_seconds as set
+    t.budget.tick = lambda: None  # keep train_seconds as set
     t._maybe_evaluate(_NoStop(), None, bar)
-    assert t.progress["evals"] == 1 and t._reserve == math.inf and t.budget_done()
+    assert t.progress["evals"] == 1 and t.budget.reserve == math.inf and t.budget.done()
 
 
 def test_a_final_evaluation_that_cannot_fit_is_not_played_and_says_how_to_run_it(trainer):
     t, bar = trainer, Bar()
-    t._match_seconds = {"random": 1.0}  # 20 s, with 5 s left
-    t._tick = lambda: None
+    t.evaluation.match_seconds = {"random": 1.0}  # 20 s, with 5 s left
+    t.budget.tick = lambda: None
     t.progress.update(train_seconds=55.0, next_eval_seconds=90.0)
-    t._plan_end(0.5)
-    assert t.budget_done()
+    t.budget.plan_end(0.5)
+    assert t.budget.done()
     assert t._maybe_evaluate(_NoStop(), None, bar) is False
-    assert t.progress["evals"] == 0 and t.budget_done()
+    assert t.progress["evals"] == 0 and t.budget.done()
     (line,) = bar.lines
     assert "does not fit" in line and "allfours eval" in line and "latest.pt" in line
 

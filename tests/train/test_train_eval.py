@@ -4,9 +4,11 @@ import json
 import shlex
 
 import pytest
+import torch
 
 from allfours.agents.evaluation import matches
 from allfours.agents.network import PolicyNet
+from allfours.agents.network.checkpoint import checkpoints_dir
 from allfours.cli.eval import main as eval_main
 from allfours.cli.train import main as train_main
 from allfours.train.config import TrainConfig, load_config, parse_overrides
@@ -56,7 +58,7 @@ def test_trainer_evaluation_is_the_allfours_eval_of_its_checkpoint(config, extra
     for k, spec in enumerate(("random", "heuristic")):
         out = tmp_path / f"{spec}.json"
         # the command the trainer gives for its checkpoint, and the same one spelt by hand
-        command = shlex.split(trainer.eval_command(spec, "latest.pt"))
+        command = shlex.split(trainer.evaluation.command(spec, "latest.pt"))
         by_hand = ["--preset", cfg.preset, *cli_rules, "--agents", f"{tmp_path / 'run' / 'latest.pt'}:sym=0", spec,
                    "--matches", "4", "--seed", "3"]
         for argv in (command[2:], by_hand):
@@ -110,6 +112,29 @@ def test_a_bad_opponent_is_an_error_at_start(override, msg, tmp_path, capsys):
     assert not (tmp_path / "x").exists()
 
 
+def test_a_config_naming_networks_is_validated_without_loading_them(monkeypatch, tmp_path):
+    """validate checks a network's file is there, not what is in it: the collector loads it, once."""
+    shipped = checkpoints_dir() / "seven_up.pt"
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("validate loaded a network")
+
+    monkeypatch.setattr(torch, "load", no_load)
+    cfg = load_config("seven_up", ["eval_matches=4", f"eval_opponents=[random,{shipped}]", "best_metric=random",
+                                   "scripted_opponents=[bot:seven_up]", "search_opponent=search:playout=bot:seven_up"])
+    assert cfg.is_validated() and cfg.eval_opponents == ["random", str(shipped)]
+    # a missing one, nested or not, is still the one-line error of an agent that is not there
+    with pytest.raises(ValueError, match=r"^config search_opponent: 'search:playout=nope.pt' is not an agent: "
+                                         r"checkpoint 'nope.pt' not found$"):
+        load_config("seven_up", ["search_opponent=search:playout=nope.pt"])
+    with pytest.raises(ValueError, match=r"^config eval_opponents: 'bot:yorkshire' is not an agent: bot:yorkshire "
+                                         r"is a network for yorkshire with 4 players, not seven_up with 2 players"):
+        load_config("seven_up", ["eval_opponents=[random,bot:yorkshire]", "best_metric=random"])
+    with pytest.raises(ValueError, match=r"^config eval_opponents: 'solved:mini2' is not an agent: solved:mini2 is "
+                                         r"the equilibrium of mini2: it plays mini2 only, not seven_up$"):
+        load_config("seven_up", ["eval_opponents=[random,solved:mini2]", "best_metric=random"])
+
+
 def test_three_players_need_whole_rotations():
     with pytest.raises(ValueError, match="config eval_matches must be a positive multiple of 3 with 3 players"):
         load_config("traditional", ["rules.players=3"])
@@ -127,14 +152,15 @@ def test_the_collector_refuses_a_bad_scripted_opponent():
                         scripted_specs=["random", "nope"])
 
 
+@pytest.mark.slow
 def test_a_config_is_validated_once_per_set_of_values(monkeypatch, tmp_path):
-    """``load_config`` validates (building every agent the config names); the trainer does not validate the
+    """``load_config`` validates (checking every agent the config names); the trainer does not validate the
     same values again, but does once they change."""
     from allfours.train import config as config_module
 
     built = []
-    real = config_module.make_agent
-    monkeypatch.setattr(config_module, "make_agent", lambda spec, **kw: built.append(spec) or real(spec, **kw))
+    real = config_module.check_spec
+    monkeypatch.setattr(config_module, "check_spec", lambda spec, **kw: built.append(spec) or real(spec, **kw))
     cfg = load_config("smoke", ["eval_matches=4"])
     first = len(built)
     assert first >= 1 and cfg.is_validated()

@@ -103,7 +103,7 @@ def test_equity_reward_is_potential_based_shaping():
     a match (0-0, before any score on Yorkshire, which has no turn-up kicks) the rewards add up to
     the result minus w times the equity at 0-0 for the side that deals or not, and they arrive
     hand by hand, not only at the end."""
-    from allfours.agents.players.equity import equity_for_rules
+    from allfours.agents.search.equity import equity_for_rules
 
     eq = equity_for_rules(make_rules("yorkshire"))
     for w in (1.0, 0.5):

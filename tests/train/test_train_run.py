@@ -17,6 +17,7 @@ from allfours.agents.players import neural
 from allfours.agents.players.neural import load_agent, load_bot
 from allfours.cli.train import main
 from allfours.train.config import load_config
+from allfours.train.console import progress_text
 from allfours.train.trainer import Trainer
 from allfours_env import GameState
 
@@ -242,14 +243,15 @@ def test_progress_counts_decisions_and_the_eta_is_the_budget_left(tmp_path):
     t = Trainer(_cfg(tmp_path, "max_minutes=60"), tmp_path / "p")
     t.progress.update(train_seconds=600.0, steps=1_230_000, updates=40)
     # the time budget's rest, whatever the rate: it cannot wander
-    assert t.eta_seconds(1e3) == t.eta_seconds(1e6) == 3000
-    text = t.progress_text(12_345.0, 5_000.0)
+    assert t.budget.eta_seconds(1e3) == t.budget.eta_seconds(1e6) == 3000
+    text = progress_text(t.cfg, t.progress, t.budget.eta_seconds(5_000.0), 12_345.0)
     assert text.startswith("10.0/60 min, ETA 50:00, 1.23M decisions, 12.3k dec/s, upd 40") and "s/s" not in text
     # a decision budget: the decisions left at this session's average rate; both: whichever ends first
     t.cfg.max_minutes, t.cfg.total_steps = 0, 2_230_000
-    assert t.eta_seconds(1000.0) == 1000 and t.progress_text(1.0, 1000.0).startswith("ETA 16:40, 1.23M/2.23M decisions")
+    assert t.budget.eta_seconds(1000.0) == 1000
+    assert progress_text(t.cfg, t.progress, t.budget.eta_seconds(1000.0), 1.0).startswith("ETA 16:40, 1.23M/2.23M dec")
     t.cfg.max_minutes = 11
-    assert t.eta_seconds(1000.0) == 60
+    assert t.budget.eta_seconds(1000.0) == 60
     t.close()
 
 

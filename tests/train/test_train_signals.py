@@ -187,7 +187,7 @@ def test_a_stop_during_an_evaluation_abandons_it(tmp_path, monkeypatch):
         stop.request(signal.SIGTERM)  # what the handler does when the signal comes mid-evaluation
         raise AssertionError("the stop abandons the evaluation")
 
-    monkeypatch.setattr(t, "play_evaluation", evaluating)
+    monkeypatch.setattr(t.evaluation, "play", evaluating)
     summary = t.train(stop=stop)
     assert summary["stopped_by"] == "SIGTERM" and summary["updates"] == 1 and summary["evals"] == 0
     ck = load_checkpoint(t.run_dir / "latest.pt")

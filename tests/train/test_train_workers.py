@@ -3,6 +3,7 @@
 import random
 
 import numpy as np
+import pytest
 import torch
 
 from allfours.agents.network import PolicyNet
@@ -13,6 +14,7 @@ from allfours_env.observation import OBS_SIZE
 from allfours_env.rules import make_rules
 
 
+@pytest.mark.slow
 def test_process_collector_matches_inline_collector():
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [32, 32], privileged=4 * 52, canonical=True)

@@ -39,7 +39,7 @@ from tqdm import tqdm
 from allfours.agents.evaluation import init_worker
 from allfours.agents.network.checkpoint import atomic_save, code_version, load_checkpoint, metadata
 from allfours.agents.players.neural import network_from
-from allfours.agents.spec.registry import make_agent
+from allfours.agents.registry import make_agent
 from allfours.train.ship import KEEP
 from allfours_env import GameState, encode, make_rules
 from allfours_env.cards import NUM_ACTIONS

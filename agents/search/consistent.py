@@ -1,24 +1,21 @@
-"""A deterministic player's moves, asked for many games at once, and the worlds consistent with them.
+"""The worlds consistent with a deterministic player's moves, for a best response.
 
 A best response to a known policy (``allfours.agents.players.best_response``) knows what its target would play in
 every information set, so the deals the target may hold are exactly those in which it would have
 played every move it made this hand:
 
-* ``TargetPolicy`` asks a deterministic agent for its move in many games at once: a network (a
-  ``NeuralAgent`` played greedily, suit-averaged or raw as the agent plays) in one forward pass
-  over all the games; any other deterministic agent (``heuristic``) game by game.
+* the target (``allfours.agents.players.target.TargetPolicy``, or anything with its ``plays``) says
+  whether it would make a move in many games at once;
 * ``ConsistentWorlds`` draws candidate worlds as ``search`` does (``allfours_env.sampling.resample``:
   everything the responder's seat has seen, voids included), replays the hand from its deal
-  (``allfours.agents.players.worlds.hand_start``) in lockstep over all candidates, asks the target at each of its
+  (``allfours.agents.search.worlds.hand_start``) in lockstep over all candidates, asks the target at each of its
   past decisions with a choice what it would have played there, and keeps the worlds where it
   plays what it did. That is rejection sampling: the kept worlds are draws from the deals the
   responder cannot tell apart, conditioned on the target's policy (with two players ``resample``
   deals the hidden cards uniformly, so the kept worlds are uniform over the consistent deals).
 
-A network's batched logits may differ from one game's by rounding (8e-6 at most on the bots'
-positions: ``allfours.agents.network.TIE_TOLERANCE``), so a world is kept when the move made is within
-``TIE_TOLERANCE + BATCH_SLACK`` of the best legal logit there: never is the real deal refused for
-rounding, at the price of keeping a few near-ties the single-game argmax would break the other way.
+A network target's ``plays`` allows for batching's rounding (``players.target``), so the real deal is never
+refused for it.
 
 Not filtered (the candidates kept as drawn, and said so in the stats): a hand after a redeal (the
 replayed deal cannot hold the earlier deal's kicks; rare with two players), and a decision at which
@@ -35,80 +32,22 @@ from __future__ import annotations
 
 import math
 import random
-
-import numpy as np
-import torch
+from typing import Protocol
 
 from allfours_env import GameState
 from allfours_env.cards import mask_of
-from allfours_env.observation import OBS_SIZE, encode_batch, masks_batch
 from allfours_env.sampling import resample
 
-from ..base import Agent
-from ..network import TIE_TOLERANCE, greedy_actions
-from .heuristic import HeuristicAgent
-from .neural import NeuralAgent
 from .worlds import hand_start
 
 DEFAULT_CANDIDATES = 2048
-BATCH_SLACK = 1e-4  # logits: more than ten times the batching difference measured on the bots
 CHUNK = 256  # most candidates replayed together (one forward pass a past decision), drawn as the share kept asks
 
 
-def determinism_problem(agent: Agent) -> str | None:
-    """Why ``agent`` is not a fixed function of its information set (None: it is): a network played
-    greedily, the heuristic, or an agent that says so (``deterministic = True``)."""
-    if isinstance(agent, NeuralAgent):
-        return None if agent.greedy else "samples its moves from its policy (give a network played greedily)"
-    if isinstance(agent, HeuristicAgent) or getattr(agent, "deterministic", False) is True:
-        return None
-    if agent.name == "random":
-        return "draws its moves at random"
-    return "is not a fixed policy (its moves depend on its own random draws or a search)"
+class Target(Protocol):
+    """What the worlds ask of the target (``allfours.agents.players.target.TargetPolicy``)."""
 
-
-class TargetPolicy:
-    """The moves of a deterministic ``agent`` for the seat to move in each of many games."""
-
-    def __init__(self, agent: Agent, label: str | None = None):
-        self.label = label or agent.name
-        problem = determinism_problem(agent)
-        if problem is not None:
-            raise ValueError(f"target {self.label!r} {problem}: a best response needs a deterministic target "
-                             "(heuristic, bot:<name> or a checkpoint, played greedily)")
-        self.agent = agent
-        self.net = agent.net if isinstance(agent, NeuralAgent) else None
-        self.symmetrize = bool(getattr(agent, "symmetrize", False))
-        self.preset = getattr(agent, "preset", None)
-        self._buf = np.zeros((CHUNK, OBS_SIZE), np.float32) if self.net is not None else None
-
-    def _logits(self, games: list[GameState]) -> tuple[torch.Tensor, torch.Tensor]:
-        b = len(games)
-        if b > len(self._buf):
-            self._buf = np.zeros((2 * b, self._buf.shape[1]), np.float32)
-        obs = torch.from_numpy(encode_batch(games, [g.current for g in games], self._buf)[:b])
-        mask = torch.from_numpy(masks_batch([g.legal_mask() for g in games]))
-        with torch.inference_mode():
-            logits = self.net.averaged(obs, mask) if self.symmetrize else self.net(obs, mask, value=False)[0]
-        return logits.float().masked_fill(~mask, -torch.inf), mask
-
-    def actions(self, games: list[GameState]) -> list[int]:
-        """The move of the seat to move in each game."""
-        if not games:
-            return []
-        if self.net is None:
-            return [self.agent.act(g, g.current) for g in games]
-        return greedy_actions(*self._logits(games)).tolist()
-
-    def plays(self, games: list[GameState], action: int) -> list[bool]:
-        """Whether the seat to move in each game would play ``action`` (legal in each)."""
-        if not games:
-            return []
-        if self.net is None:
-            return [self.agent.act(g, g.current) == action for g in games]
-        logits, _ = self._logits(games)
-        best = logits.max(dim=1).values
-        return (logits[:, action] >= best - (TIE_TOLERANCE + BATCH_SLACK)).tolist()
+    def plays(self, games: list[GameState], action: int) -> list[bool]: ...
 
 
 class ConsistentWorlds:
@@ -116,7 +55,7 @@ class ConsistentWorlds:
     of the other side as it did (see module doc; ``nearest``: as near to that as the draws allow); at
     most ``candidates`` drawn a decision."""
 
-    def __init__(self, target: TargetPolicy, candidates: int = DEFAULT_CANDIDATES, nearest: bool = False):
+    def __init__(self, target: Target, candidates: int = DEFAULT_CANDIDATES, nearest: bool = False):
         if not isinstance(candidates, int) or isinstance(candidates, bool) or candidates < 1:
             raise ValueError(f"candidates must be a positive int (worlds drawn per decision), got {candidates!r}")
         self.target, self.candidates, self.nearest = target, candidates, nearest

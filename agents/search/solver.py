@@ -7,7 +7,7 @@ current trick, captured game totals), tested action for action against plain min
 ordering and merging of equivalent cards. Positions too big to solve are cut after the current
 trick with a greedy playout. The rules it applies (legal plays, who wins a trick, scoring) are the
 engine's own functions (``allfours_env.tricks``, ``allfours_env.scoring``); only the search is
-its own. A world is valued for the searching side by match equity (``allfours.agents.players.equity``) or,
+its own. A world is valued for the searching side by match equity (``allfours.agents.search.equity``) or,
 without one, by the hand's points plus ``WIN_BONUS`` for the match.
 """
 

@@ -1,4 +1,5 @@
-"""Agents by spec, as used on the command line (the grammar: ``allfours.agents.spec``, docs/agents.md).
+"""Agents by spec, as used on the command line (the grammar: ``allfours.agents.spec``, docs/agents.md),
+above the players it builds.
 
     make_agent("random")                      # uniform over the legal actions
     make_agent("heuristic")                   # the rule-based pub player
@@ -30,22 +31,24 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 
 from allfours_env.cards import NUM_ACTIONS
-from allfours_env.rules import AUCTION_PRESETS
+from allfours_env.rules import AUCTION_PRESETS, Rules
 
-from ..adapters.sb3_agent import SB3Agent
-from ..base import Agent
-from ..players.best_response import BestResponseAgent
-from ..players.guided import GuidedAgent
-from ..players.heuristic import HeuristicAgent
-from ..players.neural import load_network
-from ..players.playout import NetworkPlayout
-from ..players.random_agent import RandomAgent
-from ..players.search import SearchAgent
-from ..players.solved import SolvedAgent
-from .bots import BOTS
-from .grammar import EXPERIMENTAL, OPTIONS, AgentSpec, check_seats, expect_spec
+from .base import Agent
+from .network.checkpoint import checkpoints_dir
+from .players.batched import batched
+from .players.best_response import BestResponseAgent
+from .players.guided import GuidedAgent
+from .players.heuristic import HeuristicAgent
+from .players.neural import load_network
+from .players.playout import NetworkPlayout
+from .players.random_agent import RandomAgent
+from .players.search import SearchAgent
+from .players.solved import SolvedAgent
+from .spec.bots import BOTS, bot_name
+from .spec.grammar import EXPERIMENTAL, OPTIONS, AgentSpec, check_seats, expect_spec
 
 # the players that play the auction presets so far (sb3: a model of 63 actions, checked once it is loaded), and the
 # networks trained on them (bot:pitch, bot:setback, a checkpoint of a run of configs/pitch.yaml or setback.yaml)
@@ -59,6 +62,11 @@ def _ismcts(**params) -> Agent:
     except ImportError as e:
         raise ValueError(f"agent 'ismcts' needs OpenSpiel ({e}): pip install 'allfours[openspiel]'") from None
     return module.ISMCTSAgent(**params)
+
+
+def _sb3(path: str, seed: int | None = None) -> Agent:
+    """``allfours.agents.adapters.sb3_agent.SB3Agent``, loaded by name: the adapters sit above the registry."""
+    return importlib.import_module("allfours.agents.adapters.sb3_agent").SB3Agent(path, seed=seed)
 
 
 def _experimental(name: str):
@@ -128,8 +136,8 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
         if seed is not None:
             agent.seed(seed)
         return agent
-    if spec.name == "sb3":  # a MaskablePPO model (agents/adapters/sb3_agent.py)
-        agent = SB3Agent(spec.target, seed=seed)
+    if spec.name == "sb3":  # a MaskablePPO model (allfours.agents.adapters.sb3_agent)
+        agent = _sb3(spec.target, seed=seed)
         actions = int(agent.model.action_space.n)
         if preset in AUCTION_PRESETS and actions < NUM_ACTIONS:
             raise ValueError(f"{spec.label} was trained on All Fours' {actions} actions, without the auction's calls: "
@@ -157,6 +165,31 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
     return AGENTS[spec.name][0](**params)
 
 
+def check_spec(spec: str | AgentSpec, preset: str = "yorkshire", players: int | None = None) -> AgentSpec:
+    """The parsed ``spec`` if ``make_agent`` would build it for ``preset`` and ``players`` as far as can be told
+    without building it: names and options, the game it plays, and the files of its networks (nested ones
+    included) there; no network is loaded. ValueError, one line, otherwise (the words ``make_agent`` uses)."""
+    spec = AgentSpec.parse(spec)
+    if spec.name == "solved" and preset != spec.target:
+        raise ValueError(f"{spec.label} is the equilibrium of {spec.target}: it plays {spec.target} only, not {preset}")
+    if spec.name != "solved" and preset in AUCTION_PRESETS and not plays_auction(spec):
+        make_agent(spec, preset=preset, players=players)  # refuses it (a network: before loading it)
+    if spec.name == "bot":
+        name = bot_name(spec.target, players, preset)
+        if not (checkpoints_dir() / f"{name}.pt").exists():
+            raise ValueError(f"no trained bot is shipped as {name!r} yet (shipped: {', '.join(BOTS)})")
+    elif spec.name == "checkpoint" and not os.path.exists(spec.target):
+        raise ValueError(f"checkpoint {spec.target!r} not found")
+    elif spec.name == "sb3" and not os.path.exists(spec.target):
+        raise ValueError(f"sb3 model {spec.target!r} not found")
+    if spec.name == "br" and spec.get("target") is None:
+        raise ValueError("agent 'br' needs a target: br:target=heuristic, br:target=bot:<name> or a checkpoint")
+    for value in spec.options.values():
+        if isinstance(value, AgentSpec):
+            check_spec(value, preset, players)
+    return spec
+
+
 def search_playout(spec: AgentSpec, players: int | None = None, *, seats: str = "side"
                    ) -> NetworkPlayout | None:
     """The playout part of ``search:playout=<spec>``: None for the heuristic (the default), else the
@@ -169,3 +202,10 @@ def search_playout(spec: AgentSpec, players: int | None = None, *, seats: str = 
     agent = load_network(spec, players=players, symmetrize=False)
     return NetworkPlayout.from_agent(agent, symmetrize=agent.symmetrize, name=spec.label,
                                      every_seat=check_seats(seats, "search") == "all")
+
+
+def unbatchable(specs, rules: Rules) -> list[str]:
+    """The agent specs of ``specs`` that have no batched form (``players.batched``; empty: the array engine can seat
+    them all)."""
+    return [spec for spec in specs
+            if batched(make_agent(spec, preset=rules.preset, players=rules.players), rules) is None]

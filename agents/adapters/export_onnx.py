@@ -47,10 +47,10 @@ from allfours_env import OBS_SIZE, GameState, encode, seat_view
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.engine import PLAY
 
+from ..network.model import TIE_TOLERANCE, greedy_actions
+from ..network.model_card import model_card, rules_of, symmetrized
+from ..registry import make_agent
 from ..spec import AgentSpec
-from ..spec.registry import make_agent
-from .model import TIE_TOLERANCE, greedy_actions
-from .model_card import model_card, rules_of, symmetrized
 
 OPSET = 17
 INPUTS = ("observation", "action_mask")
@@ -79,7 +79,7 @@ class OnnxPolicy(nn.Module):
 
 def load_policy(spec: str | AgentSpec, preset: str | None = None):
     """A neural agent from a spec: ``bot:<name>`` (``:sym=0`` for the raw network), a checkpoint path, or
-    anything ``allfours.agents.spec.registry`` knows that has a policy network. A bot is the one named, whatever
+    anything ``allfours.agents.registry`` knows that has a policy network. A bot is the one named, whatever
     ``preset``."""
     spec = AgentSpec.parse(spec)
     agent = make_agent(spec, preset=preset or "yorkshire", seed=0, players=None)
