@@ -59,6 +59,7 @@ class RolloutWorker:
         self.col.load_state_dict(state)
 
     def pid(self) -> int:
+        """This actor's process id: answered once it is placed and started (``RayCollector`` waits on it)."""
         return os.getpid()
 
 
@@ -124,9 +125,6 @@ class RayCollector(Collector):
         except Exception:
             pass
         self.actors[i] = self._spawn(i)
-
-    def worker_pids(self) -> list[int]:
-        return self.ray.get([a.pid.remote() for a in self.actors])
 
     # ------------------------------------------------------------------ Collector
     def set_policy(self, state_dict: dict) -> None:

@@ -21,7 +21,6 @@ This module also holds the one way the project starts or joins Ray (``require_ra
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -37,9 +36,6 @@ PROBE_TIMEOUT = 5.0  # seconds to reach an address's port before saying it canno
 GCS_IMPORT_S = 10.0  # and to start the process that asks the GCS there (import ray, about a second)
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 INSTALL = "pip install '.[ray]' (or pip install 'ray[default]')"
-# Test hook: (match index, marker file). The first attempt at that match ends its worker process
-# (as a node lost mid-task would); it creates the marker first, so the retry plays the match.
-FAULT: tuple[int, str] | None = None
 
 
 class AgentLoadError(ValueError):
@@ -162,7 +158,7 @@ def node_name() -> str:
     return f"{socket.gethostname()} ({ip})"
 
 
-def _play_chunk(play: Callable, load: Callable, items: list, fault) -> list:
+def _play_chunk(play: Callable, load: Callable, items: list) -> list:
     """In a Ray worker: ``play`` each (index, task) of ``items``, after making its agents with ``load``."""
     torch.set_num_threads(1)  # one CPU per task, as a local worker process
     out = []
@@ -174,12 +170,6 @@ def _play_chunk(play: Callable, load: Callable, items: list, fault) -> list:
                 name = getattr(spec, "label", spec)  # an AgentSpec, by the text it was given as
                 raise AgentLoadError(f"agent {name!r} cannot be loaded on Ray node {node_name()}: "
                                      f"{' '.join(str(e).split())}") from None
-        if fault is not None and fault[0] == i:
-            try:
-                os.close(os.open(fault[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-                os._exit(1)  # the first attempt: the worker process dies mid-task
-            except FileExistsError:
-                pass  # the retry
         out.append((i, play(task)))
     return out
 
@@ -204,7 +194,7 @@ def imap(tasks: list, address: str, play: Callable, load: Callable, *, chunk: in
 
     def submit():
         for idx in todo:
-            ref = remote.remote(play_ref, load_ref, [(i, tasks[i]) for i in idx], FAULT)
+            ref = remote.remote(play_ref, load_ref, [(i, tasks[i]) for i in idx])
             pending[ref] = idx
             if len(pending) >= cpus * CHUNKS_PER_CPU:
                 return

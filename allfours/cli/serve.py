@@ -16,6 +16,7 @@ import contextlib
 import errno
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
@@ -56,7 +57,8 @@ def check_bots(pool: BotPool, preset: str | None) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, on_commit: Callable[[str], None] | None = None) -> int:
+    """``allfours serve``; ``on_commit``: given to the match file (``MatchDB``), called at each write of actions."""
     prog = "allfours serve"
     p = Parser(prog=prog, description="Serve the bots over HTTP: a page to play them at /play, and a JSON API "
                                       "with an OpenAPI description at /openapi.json and interactive docs at /docs.")
@@ -94,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     if err:
         return fail(prog, f"argument --bot: {err}")
     try:
-        db = MatchDB.open(default_path() if args.db is None else args.db)
+        db = MatchDB.open(default_path() if args.db is None else args.db, on_commit=on_commit)
     except StoreError as e:
         return fail(prog, f"argument --db: {e}")
     try:  # bind before announcing anything: a port in use is a usage error, not a traceback later

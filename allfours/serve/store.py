@@ -36,6 +36,7 @@ import sqlite3
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 try:
@@ -95,22 +96,14 @@ def default_path() -> Path:
     return Path(base) / "allfours" / "matches.db"
 
 
-def _pause(where: str) -> None:
-    """Tests only: ``ALLFOURS_TEST_PAUSE=in_commit=2`` (or ``after_commit=2``) sleeps there, to be killed."""
-    spec = os.environ.get("ALLFOURS_TEST_PAUSE", "")
-    name, _, seconds = spec.partition("=")
-    if name == where and seconds:
-        marker = os.environ.get("ALLFOURS_TEST_PAUSE_MARKER")
-        if marker:
-            Path(marker).write_text(where)
-        time.sleep(float(seconds))
-
-
 class MatchDB:
     """The hosted matches' file. Thread-safe: one connection, one writer at a time."""
 
-    def __init__(self, path: str | os.PathLike, clock=time.time):
+    def __init__(self, path: str | os.PathLike, clock=time.time, on_commit: Callable[[str], None] | None = None):
         self.path, self.clock = Path(path), clock  # the wall clock: what is kept must mean the same after a restart
+        # Called at two points of each write of actions (a new match, a move): ``"in_commit"`` with the rows
+        # written but not committed, ``"after_commit"`` once committed, before the server answers.
+        self.on_commit = on_commit
         self._lock = threading.Lock()
         self._owner = None  # an open descriptor of the file, holding its flock while this process uses it
         self.closed = False
@@ -129,11 +122,12 @@ class MatchDB:
         self._journal_identity = (st.st_dev, st.st_ino)
 
     @classmethod
-    def open(cls, path: str | os.PathLike | None, clock=time.time) -> MatchDB | None:
+    def open(cls, path: str | os.PathLike | None, clock=time.time,
+             on_commit: Callable[[str], None] | None = None) -> MatchDB | None:
         """``None`` for ``None`` or ``":memory:"`` (matches in memory only), else the file at ``path``."""
         if path is None or str(path) == MEMORY:
             return None
-        return cls(path, clock)
+        return cls(path, clock, on_commit)
 
     # ------------------------------------------------------------------ opening and checking the file
     def _connect(self) -> sqlite3.Connection:
@@ -278,7 +272,7 @@ class MatchDB:
                   file=sys.stderr, flush=True)
 
     # ------------------------------------------------------------------ writing (one transaction each)
-    def _write(self, statements: list[tuple[str, tuple]], pause: bool = False) -> None:
+    def _write(self, statements: list[tuple[str, tuple]], with_actions: bool = False) -> None:
         with self._lock:
             self._check_file()
             conn = self.conn
@@ -286,16 +280,16 @@ class MatchDB:
             try:
                 for sql, args in statements:
                     conn.execute(sql, args)
-                if pause:
-                    _pause("in_commit")
+                if with_actions and self.on_commit is not None:
+                    self.on_commit("in_commit")
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
             self._noticed()  # the journal gone while this committed: copied in now, and this write stands
-        if pause:
-            _pause("after_commit")
+        if with_actions and self.on_commit is not None:
+            self.on_commit("after_commit")
 
     @staticmethod
     def _action_rows(match_id: str, start: int, actions: list[tuple[int, int]]) -> list[tuple[str, tuple]]:
@@ -309,13 +303,14 @@ class MatchDB:
                json.dumps(joins), json.dumps(sorted(taken)), client, now, now, now)
         self._write([("INSERT INTO matches (id, preset, options, seed, seats, tokens, joins, taken, client, created, "
                       "touched, moved) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row),
-                     *self._action_rows(match_id, 0, actions)], pause=True)
+                     *self._action_rows(match_id, 0, actions)], with_actions=True)
 
     def moved(self, match_id: str, start: int, actions: list[tuple[int, int]]) -> None:
         """The actions from number ``start`` on (a person's move and the bots' replies)."""
         now = self.clock()
         self._write([*self._action_rows(match_id, start, actions),
-                     ("UPDATE matches SET touched = ?, moved = ? WHERE id = ?", (now, now, match_id))], pause=True)
+                     ("UPDATE matches SET touched = ?, moved = ? WHERE id = ?", (now, now, match_id))],
+                    with_actions=True)
 
     def seated(self, match_id: str, tokens: dict, taken: set) -> None:
         """A seat was taken: by its token's first use, or by its join link (a new token)."""

@@ -3,9 +3,9 @@ the match goes on with the same state, log and tokens; no acknowledged move is l
 cut off mid-write is there whole or not at all. The server's own log (uvicorn's access log on) never holds a
 token or a join code.
 
-The kill during a move uses a test-only switch of allfours/serve/store.py: ``ALLFOURS_TEST_PAUSE=in_commit=S``
-sleeps inside the transaction (the rows written, not committed), ``after_commit=S`` between the commit and the
-answer; ``ALLFOURS_TEST_PAUSE_MARKER`` names a file it writes first, so the test knows when to kill.
+The kill during a move runs the server by tests/serve/paused_server.py, which gives the match file a callback
+(``MatchDB(on_commit=...)``) that sleeps inside the transaction (``in_commit``: the rows written, not committed) or
+between the commit and the answer (``after_commit``), after writing a marker file, so the test knows when to kill.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +30,7 @@ from allfours.serve.hosted import Limits, MatchStore
 
 pytestmark = pytest.mark.subprocess  # allfours serve, killed and started again
 
+PAUSED = Path(__file__).with_name("paused_server.py")
 SEATS = ["human", "human", "heuristic"]
 OPTIONS = {"players": 3}
 SEED = 17
@@ -42,12 +44,12 @@ def free_port() -> int:
 
 class Server:
     def __init__(self, db, log, pause: str = "", marker=None):
+        """``pause``: ``in_commit`` or ``after_commit``, where each move sleeps (a minute) after writing ``marker``."""
         self.port = free_port()
-        env = {**os.environ, "ALLFOURS_TEST_PAUSE": pause, "ALLFOURS_TEST_PAUSE_MARKER": str(marker or "")}
         self.log = open(log, "a")
-        self.proc = subprocess.Popen([sys.executable, "-m", "allfours", "serve", "--db", str(db), "--port",
-                                      str(self.port), "--bot", "heuristic", "--log-level", "info"],
-                                     stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        start = [str(PAUSED), pause, "60", str(marker), "--"] if pause else ["-m", "allfours", "serve"]
+        self.proc = subprocess.Popen([sys.executable, *start, "--db", str(db), "--port", str(self.port), "--bot",
+                                      "heuristic", "--log-level", "info"], stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
         while True:
             try:
@@ -116,7 +118,7 @@ def events_of(server: Server, mid: str, token: str) -> list[dict]:
 def kill_during_a_move(tmp_path, db, log, pause: str, mid: str, tokens: dict, rng: random.Random):
     """Start a server that pauses at ``pause``, send one move, SIGKILL it there; the move sent."""
     marker = tmp_path / f"paused-{pause}"
-    server = Server(db, log, pause=f"{pause}=60", marker=marker)
+    server = Server(db, log, pause=pause, marker=marker)
     view = server.call("GET", f"/v1/matches/{mid}", token=next(iter(tokens.values())))[1]["view"]
     seat = view["to_move"]
     mine = server.call("GET", f"/v1/matches/{mid}", token=tokens[seat])[1]["view"]

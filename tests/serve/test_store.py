@@ -230,6 +230,42 @@ def test_a_failed_commit_changes_nothing(tmp_path):
     assert a.view(mid, token)["seq"] > before["seq"]
 
 
+def test_on_commit_is_called_inside_each_write_of_actions_and_after_its_commit(tmp_path):
+    """``MatchDB(on_commit=...)``: ``in_commit`` with the rows written but not yet in the file for any other reader,
+    ``after_commit`` once they are; only for a new match and a move (not a seat taken, not a deletion)."""
+    path = tmp_path / "m.db"
+    seen = []
+
+    def on_commit(point: str) -> None:
+        with contextlib.closing(sqlite3.connect(path)) as other:  # another reader sees only what is committed
+            seen.append((point, other.execute("SELECT COUNT(*) FROM matches").fetchone()[0],
+                         other.execute("SELECT COUNT(*) FROM actions").fetchone()[0]))
+
+    wall = Wall()
+    store = MatchStore(BotPool(BOTS), NO_LIMITS, clock=wall, db=MatchDB(path, clock=wall, on_commit=on_commit))
+    made = store.create("seven_up", ["human", "heuristic"], {}, seed=6)
+    mid, token = made["match_id"], made["tokens"][0]["token"]
+    first = store.db.count()[1]
+    assert seen == [("in_commit", 0, 0), ("after_commit", 1, first)]
+    view = store.view(mid, token)["view"]  # the token's first use takes the seat: a write, without actions
+    assert len(seen) == 2
+    store.move(mid, token, view["legal_actions"][0])
+    assert seen[2:] == [("in_commit", 1, first), ("after_commit", 1, store.db.count()[1])]
+    assert store.db.count()[1] > first
+
+    def refuse(point: str) -> None:
+        if point == "in_commit":
+            raise sqlite3.OperationalError("disk I/O error")
+
+    store.db.on_commit = refuse  # an error inside the transaction: nothing of it is kept
+    kept = store.db.count()
+    with pytest.raises(sqlite3.OperationalError):
+        store.db.moved(mid, kept[1], [(0, 1)])
+    assert store.db.count() == kept
+    store.delete(mid, token)
+    assert store.db.count() == (0, 0)
+
+
 def test_a_match_whose_bot_is_no_longer_on_offer_is_skipped_with_the_reason(tmp_path):
     a = store_on(tmp_path / "m.db")
     made = a.create("seven_up", ["human", "random"], {}, seed=6)
