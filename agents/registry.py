@@ -34,7 +34,7 @@ import inspect
 import os
 
 from allfours_env.cards import NUM_ACTIONS
-from allfours_env.rules import AUCTION_PRESETS, Rules
+from allfours_env.rules import ALL_PRESETS, FAMILIES, Rules, presets
 
 from .base import Agent
 from .network.checkpoint import checkpoints_dir
@@ -50,9 +50,7 @@ from .players.solved import SolvedAgent
 from .spec.bots import BOTS, bot_name
 from .spec.grammar import EXPERIMENTAL, OPTIONS, AgentSpec, check_seats, expect_spec
 
-# the players that play the auction presets so far (sb3: a model of 63 actions, checked once it is loaded), and the
-# networks trained on them (bot:pitch, bot:setback, a checkpoint of a run of configs/pitch.yaml or setback.yaml)
-AUCTION_AGENTS = ("heuristic", "random", "search", "br", "ismcts", "sb3")
+EVERY = tuple(FAMILIES)  # All Fours' presets and the auction presets (``Rules.family``)
 
 
 def _ismcts(**params) -> Agent:
@@ -75,36 +73,64 @@ def _experimental(name: str):
     return importlib.import_module("allfours.agents.lab.experimental").EXPERIMENTS[name][0]
 
 
-# name -> (factory, help); the options each takes are allfours.agents.spec.OPTIONS
+# name -> (factory, help, the families of presets it plays); the options each takes are allfours.agents.spec.OPTIONS
 AGENTS = {
-    "random": (RandomAgent, "uniform over the legal actions"),
-    "heuristic": (HeuristicAgent, "rule-based pub player"),
+    "random": (RandomAgent, "uniform over the legal actions", EVERY),
+    "heuristic": (HeuristicAgent, "rule-based pub player", EVERY),
     "search": (SearchAgent, "determinized search (worlds per move, time cap in s, exact-solve threshold in cards, "
                "bid: 1 searched or 0 heuristic trump decisions, value: match or points, playout: heuristic, or "
-               "bot:<name> / a checkpoint, seats: side (default) or all, whom a network playout plays)"),
+               "bot:<name> / a checkpoint, seats: side (default) or all, whom a network playout plays)", EVERY),
     "guided": (GuidedAgent, "search guided by a network (bot: shipped bot or checkpoint, default the preset's; worlds "
                "valued and candidates weighed per move, floor of an action's probability, infer: 1 weighted worlds "
                "or 0, playout: heuristic, bot:<name> or a checkpoint, default the guiding network; seats: all "
-               "(default) or side, whom the network plays in the playouts)"),
+               "(default) or side, whom the network plays in the playouts)", ("all_fours",)),
     "ismcts": (_ismcts, "OpenSpiel's ISMCTS on python_allfours (simulations per move, uct constant, episode: hand or "
-               "match horizon; needs pip install 'allfours[openspiel]')"),
+               "match horizon; needs pip install 'allfours[openspiel]')", EVERY),
     "solved": (SolvedAgent, "a mini preset's stored equilibrium, its mixed strategy sampled (solved:mini2, "
-               "solved:mini3; plays that preset only)"),
+               "solved:mini3; plays that preset only)", ("all_fours",)),
     "br": (BestResponseAgent, "local best response to a deterministic target (target: heuristic, bot:<name> or a "
            "checkpoint; consistent worlds valued and candidates drawn per move, continuation: target or heuristic, "
-           "depth: 1 or 2, value: match or points; two-player games)"),
+           "depth: 1 or 2, value: match or points; two-player games)", EVERY),
 }
 assert set(AGENTS) == set(OPTIONS), "every agent name of allfours.agents.spec has a factory here"
 
 
-def plays_auction(spec: str | AgentSpec) -> bool:
-    """Whether the player ``spec`` names may play the auction presets (pitch, setback): those of ``AUCTION_AGENTS``
-    (search with its heuristic playouts only), a shipped bot trained on one, and any checkpoint (``make_agent``
-    refuses one whose network has no head for the auction's calls once it is loaded)."""
+def families(spec: str | AgentSpec) -> tuple:
+    """The families of presets (``allfours_env.rules.FAMILIES``) the player ``spec`` names may play: its ``AGENTS``
+    entry's (search with a network's playouts: All Fours' only so far), a shipped bot's own, every family for a
+    checkpoint or an sb3 model (``make_agent`` refuses one without the auction's calls once it is loaded)."""
     spec = AgentSpec.parse(spec)
-    if spec.is_network:  # (an unknown bot is left to the loader, whose error names the shipped ones)
-        return spec.name != "bot" or spec.target not in BOTS or BOTS[spec.target][0] in AUCTION_PRESETS
-    return spec.name in AUCTION_AGENTS and getattr(spec.options.get("playout"), "name", "heuristic") == "heuristic"
+    if spec.name == "bot" and spec.target in BOTS:  # (an unknown bot is left to the loader, which names the shipped)
+        return (ALL_PRESETS[BOTS[spec.target][0]].family,)
+    if spec.is_network or spec.name == "sb3":
+        return EVERY
+    if spec.name.startswith(EXPERIMENTAL):
+        return ("all_fours",)
+    playout = spec.options.get("playout") if spec.name == "search" else None
+    if playout is not None and playout.name != "heuristic":
+        return ("all_fours",)
+    return AGENTS[spec.name][2]
+
+
+def plays(spec: str | AgentSpec, preset: str) -> bool:
+    """Whether the player ``spec`` names may play ``preset``, by its family (``families``)."""
+    if preset not in ALL_PRESETS:
+        raise ValueError(f"unknown preset {preset!r}: choose one of {sorted(ALL_PRESETS)}")
+    return ALL_PRESETS[preset].family in families(spec)
+
+
+def _refuse(spec: AgentSpec, preset: str) -> None:
+    """The ValueError of a player ``spec`` whose ``families`` do not take ``preset``."""
+    family = ALL_PRESETS[preset].family
+    if spec.is_network:
+        bots = ", ".join(f"bot:{b}" for b, (p, _) in BOTS.items() if ALL_PRESETS[p].family == family)
+        raise ValueError(f"{spec.label} is a network for {BOTS[spec.target][0]}: it does not play {preset} "
+                         f"({bots} do)")
+    if spec.name == "search":
+        raise ValueError(f"search plays {FAMILIES[family]} with heuristic playouts only so far")
+    names = ", ".join(n for n, entry in AGENTS.items() if family in entry[2])
+    raise ValueError(f"agent {spec.label!r} does not play {FAMILIES[family]} ({', '.join(presets(family, True))}) "
+                     f"yet: {names} and the networks trained on them do (docs/rules.md)")
 
 
 def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: int | None = None,
@@ -119,18 +145,11 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
             raise ValueError(f"{spec.label} is the equilibrium of {spec.target}: it plays {spec.target} only, not "
                              f"{preset}")
         return SolvedAgent(spec.target, seed=spec.get("seed", seed))
-    if preset in AUCTION_PRESETS and not plays_auction(spec):
-        if spec.is_network:
-            raise ValueError(f"{spec.label} is a network for {BOTS[spec.target][0]}: it does not play {preset} "
-                             f"(bot:pitch and bot:setback do)")
-        if spec.name not in AUCTION_AGENTS:
-            raise ValueError(f"agent {spec.label!r} does not play the auction presets ({', '.join(AUCTION_PRESETS)}) "
-                             f"yet: {', '.join(AUCTION_AGENTS)} and the networks trained on them do (docs/rules.md "
-                             f"section 8)")
-        raise ValueError("search plays the auction presets with heuristic playouts only so far")
+    if not plays(spec, preset):
+        _refuse(spec, preset)
     if spec.is_network:
         agent = load_network(spec, players=players, game=preset)
-        if preset in AUCTION_PRESETS and agent.net.num_actions < NUM_ACTIONS:
+        if ALL_PRESETS[preset].auction and agent.net.num_actions < NUM_ACTIONS:
             raise ValueError(f"{spec.label} was trained on All Fours' {agent.net.num_actions} actions, without the "
                              f"auction's calls: it does not play {preset}")
         if seed is not None:
@@ -139,7 +158,7 @@ def make_agent(spec: str | AgentSpec | Agent, preset: str = "yorkshire", seed: i
     if spec.name == "sb3":  # a MaskablePPO model (allfours.agents.adapters.sb3_agent)
         agent = _sb3(spec.target, seed=seed)
         actions = int(agent.model.action_space.n)
-        if preset in AUCTION_PRESETS and actions < NUM_ACTIONS:
+        if ALL_PRESETS[preset].auction and actions < NUM_ACTIONS:
             raise ValueError(f"{spec.label} was trained on All Fours' {actions} actions, without the auction's calls: "
                              f"it does not play {preset}")
         return agent
@@ -172,8 +191,8 @@ def check_spec(spec: str | AgentSpec, preset: str = "yorkshire", players: int | 
     spec = AgentSpec.parse(spec)
     if spec.name == "solved" and preset != spec.target:
         raise ValueError(f"{spec.label} is the equilibrium of {spec.target}: it plays {spec.target} only, not {preset}")
-    if spec.name != "solved" and preset in AUCTION_PRESETS and not plays_auction(spec):
-        make_agent(spec, preset=preset, players=players)  # refuses it (a network: before loading it)
+    if spec.name != "solved" and not plays(spec, preset):
+        _refuse(spec, preset)
     if spec.name == "bot":
         name = bot_name(spec.target, players, preset)
         if not (checkpoints_dir() / f"{name}.pt").exists():

@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from allfours_env.rules import ENGINE_PRESETS, PLAYED_PRESETS, PRESETS
+from allfours_env.rules import ALL_PRESETS, PLAYED_PRESETS, PRESETS
 
 USAGE_ERROR = 2
 
@@ -108,7 +108,7 @@ def played_preset(text: str) -> str:
 def any_preset(text: str) -> str:
     """A full game, an auction preset (pitch, setback: section 8) or a mini preset (mini2, mini3, mini3x3:
     docs/rules.md section 7)."""
-    return _one_of(text, ENGINE_PRESETS)
+    return _one_of(text, ALL_PRESETS)
 
 
 def output_file(text: str) -> Path:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import gymnasium
 
-IDS = {"allfours/Yorkshire-v0": "yorkshire", "allfours/Traditional-v0": "traditional",
-       "allfours/SevenUp-v0": "seven_up", "allfours/Pitch-v0": "pitch", "allfours/Setback-v0": "setback"}
+from allfours_env.rules import PLAYED_PRESETS
+
+# one id a played preset, its name in CamelCase: seven_up -> allfours/SevenUp-v0
+IDS = {f"allfours/{''.join(w.capitalize() for w in p.split('_'))}-v0": p for p in PLAYED_PRESETS}
 
 
 def register() -> None:

@@ -169,8 +169,8 @@ def rules_bits(rules) -> int:
     if bits is None:
         bits = (1 << (OFFSET["players"] + rules.players - 2)
                 | (rules.must_follow_suit | rules.throw_in << 1) << OFFSET["flags"])
-        if rules.family in PRESET_ORDER:  # the auction presets have their own view, ``auction_preset``
-            bits |= 1 << (OFFSET["preset"] + PRESET_ORDER.index(rules.family))
+        if rules.rule_text in PRESET_ORDER:  # the auction presets have their own view, ``auction_preset``
+            bits |= 1 << (OFFSET["preset"] + PRESET_ORDER.index(rules.rule_text))
         _CONST[rules] = bits
     return bits
 
@@ -236,7 +236,7 @@ def auction_rules_bits(rules) -> int:
             flags = (rules.min_bid == 1, rules.dealer_privilege == "none", rules.dealer_privilege == "match",
                      rules.dealer_privilege == "four", rules.all_pass == "stuck", rules.all_pass == "redeal",
                      rules.low_to == "capturer", rules.going_out == "order", rules.smudge, rules.partnerships)
-            bits = 1 << (_OA["auction_preset"] + AUCTION_PRESET_ORDER.index(rules.family))
+            bits = 1 << (_OA["auction_preset"] + AUCTION_PRESET_ORDER.index(rules.rule_text))
             for i, on in enumerate(flags):
                 bits |= bool(on) << (_OA["auction_rules"] + i)
         _AUCTION_CONST[rules] = bits

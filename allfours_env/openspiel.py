@@ -98,7 +98,7 @@ from .cards import JACK, NUM_ACTIONS, NUM_CARDS, RUN_PACK, action_name, card_cod
 from .engine import GameState
 from .observation import OBS_SIZE, VIEWS, encode
 from .render import render_text
-from .rules import AUCTION_MAX_MOVES, ENGINE_PRESETS, Rules, check_max_moves, make_rules
+from .rules import ALL_PRESETS, AUCTION_MAX_MOVES, OPTIONS, Rules, check_max_moves, make_rules, options_of
 from .sampling import resample
 from .view import seat_view
 
@@ -108,14 +108,20 @@ except ImportError as e:  # pragma: no cover - only without the extra
     raise ImportError(f"allfours_env.openspiel needs OpenSpiel ({e}): pip install 'allfours[openspiel]'") from e
 
 GAME_NAME = "python_allfours"
-DEFAULTS = {"preset": "yorkshire", "players": 0, "target": 0, "episode": "", "reward": "",
-            "must_follow_suit": False, "throw_in": -1, "low_cut_deals": False,
-            "suits": 0, "ranks": "", "hand_cards": 0, "run_out": "",  # the pack: 0 and "" are the preset's
-            # the auction presets' (section 8): 0, "" and -1 are the preset's
-            "min_bid": 0, "dealer_privilege": "", "all_pass": "", "low_to": "", "going_out": "", "smudge": False,
-            "smudge_points": False, "floor": False, "partnerships": -1,
-            "max_moves": 0}  # the envs' move cap of a match: 0 their default (none, or AUCTION_MAX_MOVES), -1 none
-AUCTION_WORDS = ("dealer_privilege", "all_pass", "low_to", "going_out")  # the auction options that take a word
+
+
+def _preset_value(name: str):
+    """The parameter value of rule option ``name`` that means "the preset's": 0 for an int, "" for a word; for a
+    yes-or-no option False where every preset has it off (only True is passed on), else the int -1 (0 off, 1 on)."""
+    kind = OPTIONS[name].kind
+    if kind is bool:
+        return False if not any(getattr(r, name) for r in ALL_PRESETS.values()) else -1
+    return 0 if kind is int else ""
+
+
+# the rule options from their table (allfours_env.rules.OPTIONS), and the envs' move cap of a match: 0 their default
+# (none, or AUCTION_MAX_MOVES), -1 none
+DEFAULTS = {"preset": "yorkshire", **{n: _preset_value(n) for n in OPTIONS}, "max_moves": 0}
 HAND_MOVES = 100  # a bound on the player moves of one hand that random play stays far inside (see max_game_length)
 
 # The kinds of chance node
@@ -154,32 +160,18 @@ def rules_from_params(params: dict) -> Rules:
     if unknown:
         raise ValueError(f"unknown parameter(s) {unknown} of {GAME_NAME}: valid are {sorted(DEFAULTS)}")
     p = {**DEFAULTS, **params}
-    options = {k: p[k] for k in ("episode", "must_follow_suit", "low_cut_deals")}  # (max_moves: max_moves_of)
-    if not p["episode"]:
-        del options["episode"]  # the preset's: a match, one hand for the mini presets
-    if p["players"]:
-        options["players"] = p["players"]
-    if p["target"]:
-        options["target"] = p["target"]
-    if p["reward"]:
-        options["reward"] = p["reward"]
-    if p["throw_in"] not in (-1, 0, 1):
-        raise ValueError(f"throw_in must be -1 (the preset's), 0 (off) or 1 (on), got {p['throw_in']!r}")
-    if p["throw_in"] >= 0:
-        options["throw_in"] = bool(p["throw_in"])
-    if not options["low_cut_deals"]:
-        del options["low_cut_deals"]  # make_rules refuses the option on presets that do not cut
-    options.update({k: p[k] for k in ("suits", "ranks", "hand_cards", "run_out") if p[k]})
-    # the auction presets' options: given (not the "preset's" 0, "" or -1), make_rules checks them, refusing them for
-    # All Fours' presets; the bools are off in both auction presets, so only True is passed on
-    options.update({k: p[k] for k in ("min_bid", *AUCTION_WORDS, "smudge", "smudge_points", "floor") if p[k]})
-    if p["partnerships"] not in (-1, 0, 1):
-        raise ValueError(f"partnerships must be -1 (the preset's), 0 (each for themselves) or 1 (two partnerships), "
-                         f"got {p['partnerships']!r}")
-    if p["partnerships"] >= 0:
-        options["partnerships"] = bool(p["partnerships"])
-    if p["preset"] not in ENGINE_PRESETS:
-        raise ValueError(f"unknown preset {p['preset']!r}: choose one of {sorted(ENGINE_PRESETS)}")
+    if p["preset"] not in ALL_PRESETS:
+        raise ValueError(f"unknown preset {p['preset']!r}: choose one of {sorted(ALL_PRESETS)}")
+    options = {}
+    for name in OPTIONS:  # (max_moves: max_moves_of)
+        value, same = p[name], DEFAULTS[name]
+        if same == -1:  # a yes-or-no option that differs between presets
+            if value not in (-1, 0, 1):
+                raise ValueError(f"{name} must be -1 (the preset's), 0 (off) or 1 (on), got {value!r}")
+            if value >= 0:
+                options[name] = bool(value)
+        elif value != same or type(value) is not type(same):  # given: make_rules checks it
+            options[name] = value
     return make_rules(p["preset"], **options)
 
 
@@ -197,9 +189,12 @@ def max_moves_of(params: dict, rules: Rules) -> int | None:
 def params_of(rules: Rules) -> dict:
     """The resolved OpenSpiel parameters of ``rules`` (the game's ``get_parameters()``; the pack's only where
     it is not the full one, as ``Rules.to_dict``; the auction options for the auction presets only)."""
-    params = {**rules.to_dict(), "throw_in": int(rules.throw_in)}
-    if rules.auction:  # (to_dict writes these only when on; a game's parameters are all resolved)
-        params.update(partnerships=int(rules.partnerships), smudge_points=rules.smudge_points, floor=rules.floor)
+    params = rules.to_dict()
+    for name in options_of(rules):  # (to_dict writes a later option only when on; a game's parameters are resolved)
+        if DEFAULTS[name] == -1 and DEFAULTS[name] is not False:
+            params[name] = int(getattr(rules, name))
+        elif OPTIONS[name].later:
+            params[name] = getattr(rules, name)
     return params
 
 

@@ -62,7 +62,7 @@ from .cards import (
 )
 from .deal import assign_cards, make_deal, unseen_cards
 from .engine import PHASE_NAMES, PLAY, GameState, IllegalActionError
-from .rules import AUCTION_OPTIONS, AUCTION_PRESETS, OPTION_NAMES, Rules, make_rules
+from .rules import ALL_PRESETS, Rules, make_rules, options_of
 from .view import seat_view
 
 __all__ = ["ViewError", "state_from_request", "REQUEST_KEYS", "SERVICE_KEYS"]
@@ -290,9 +290,9 @@ def _rules(req) -> Rules:
             raise ViewError(f"players {req['players']!r} differs from options.players {options['players']!r}")
     if "target" in req and "target" not in options:
         options["target"] = req["target"]
-    if options.get("low_cut_deals") is False:  # seat_view writes it for every preset
-        options.pop("low_cut_deals")
-    names = OPTION_NAMES + AUCTION_OPTIONS if preset in AUCTION_PRESETS else OPTION_NAMES
+    if preset not in ALL_PRESETS:
+        raise ViewError(f"unknown preset {preset!r}: choose one of {sorted(ALL_PRESETS)}")
+    names = options_of(preset, pack=False)
     unknown = sorted(str(k) for k in set(options) - set(names))
     if unknown:
         raise ViewError(f"unknown option(s) {unknown}: valid options are {list(names)}")

@@ -78,6 +78,12 @@ class Rules:
 
     @property
     def family(self) -> str:
+        """``"auction"`` for the auction presets (docs/rules.md section 8), else ``"all_fours"``: which options the
+        preset takes (``OPTIONS``) and which players play it."""
+        return "auction" if self.auction else "all_fours"
+
+    @property
+    def rule_text(self) -> str:
         """The rule text the preset follows (a mini preset is seven_up on a small pack): the observation's slot."""
         return MINI_BASE if self.preset in MINI_PRESETS else self.preset
 
@@ -116,66 +122,146 @@ class Rules:
         return max(0, (self.stock_size - 1) // (self.run_size * self.players + 1))
 
     def to_dict(self) -> dict:
-        out = {"preset": self.preset, "players": self.players, "target": self.target,
-               "must_follow_suit": self.must_follow_suit, "throw_in": self.throw_in,
-               "reward": self.reward, "episode": self.episode, "low_cut_deals": self.low_cut_deals}
-        if not self.full_deck or self.hand_cards != HAND_SIZE or self.run_out != "redeal":  # full decks: as before
-            out.update(suits=self.suits, ranks=self.ranks, hand_cards=self.hand_cards, run_out=self.run_out)
-        if self.auction:  # the later options only when on, so rules written before them read the same
-            out.update({k: getattr(self, k) for k in AUCTION_OPTIONS if k not in LATER_AUCTION_OPTIONS
-                        or getattr(self, k)})
-        return out
+        """The preset and its options (``OPTIONS``): the pack's only where it is not the full one of six cards each,
+        an option added later (``Option.later``) only when on, so that rules written before read the same."""
+        standard = self.full_deck and self.hand_cards == HAND_SIZE and self.run_out == "redeal"
+        return {"preset": self.preset, **{n: getattr(self, n) for n in options_of(self)
+                                          if not (OPTIONS[n].pack and standard)
+                                          and not (OPTIONS[n].later and not getattr(self, n))}}
 
 
-PRESETS = {
-    "yorkshire": Rules(preset="yorkshire", players=4, target=11, turnup=False, kicks={}, jack_rule="capture",
-                       game_tie_to_elder=False, first_dealer="jack", low_cut_deals=False, hidden_partner=True,
-                       must_follow_suit=False, throw_in=True, reward="match", episode="match"),
-    "traditional": Rules(preset="traditional", players=4, target=14, turnup=True, kicks={ACE: 1, SIX: 2, JACK: 3},
-                         jack_rule="hang", game_tie_to_elder=False, first_dealer="random", low_cut_deals=False,
-                         hidden_partner=False, must_follow_suit=False, throw_in=False, reward="match",
-                         episode="match"),
-    "seven_up": Rules(preset="seven_up", players=2, target=7, turnup=True, kicks={JACK: 1}, jack_rule="capture",
-                      game_tie_to_elder=True, first_dealer="cut", low_cut_deals=False, hidden_partner=False,
-                      must_follow_suit=False, throw_in=False, reward="match", episode="match"),
+@dataclass(frozen=True)
+class Preset:
+    """One row of the presets' table: a preset's rules and what a user may change of them."""
+
+    rules: Rules
+    players: tuple  # the player counts it allows
+    played: bool = True  # a whole game for people and bots (False: a solvable tier, docs/rules.md section 7)
+    fixed: dict = field(default_factory=dict)  # option -> (the one value the preset takes, why)
+
+    @property
+    def family(self) -> str:
+        return self.rules.family
+
+
+@dataclass(frozen=True)
+class Option:
+    """One row of the options' table (docs/rules.md sections 1-8): what ``make_rules`` takes, and what the server's
+    schema, the command line's ``--rule``, OpenSpiel's parameters and the replay of a view are generated from."""
+
+    kind: type  # bool, int or str
+    families: tuple = ("all_fours", "auction")  # the families of presets that take it
+    choices: tuple = ()  # the values it may take (none: any of its kind, within ``bounds``)
+    bounds: tuple = ()  # (lowest, highest) of an int
+    note: str = ""  # said after the bounds in an error
+    pack: bool = False  # the pack (section 7): not offered at hosted tables
+    later: bool = False  # added after bots were trained and views stored: ``to_dict`` writes it only when on
+
+
+FAMILIES = {  # the families of presets (``Rules.family``), and what an option that is not theirs says
+    "all_fours": "All Fours' presets",  # docs/rules.md sections 1-7
+    "auction": "the auction presets",  # section 8: the whole pack, six cards each, no throwing in
 }
+_AUCTION_ONLY = ("auction",)
+_PACK = dict(families=("all_fours",), pack=True)
+OPTIONS = {
+    "players": Option(int),  # the counts allowed: the preset's ``players``
+    "target": Option(int, bounds=(1, 1000)),
+    "must_follow_suit": Option(bool),
+    "throw_in": Option(bool),
+    "reward": Option(str, choices=("match", "points")),
+    "episode": Option(str, choices=("match", "hand")),
+    "low_cut_deals": Option(bool),  # seven_up: the Whist rule "lowest card deals"
+    "suits": Option(int, bounds=(2, 4), note=" (the first suits of C D H S)", **_PACK),
+    "ranks": Option(str, **_PACK),  # read by ``rank_string``
+    "hand_cards": Option(int, bounds=(1, 12), **_PACK),
+    "run_out": Option(str, choices=("redeal", "void"), **_PACK),
+    "min_bid": Option(int, _AUCTION_ONLY, choices=(1, 2)),
+    "dealer_privilege": Option(str, _AUCTION_ONLY, choices=("none", "match", "four")),
+    "all_pass": Option(str, _AUCTION_ONLY, choices=("stuck", "redeal", "eldest", "next_dealer")),
+    "low_to": Option(str, _AUCTION_ONLY, choices=("holder", "capturer")),
+    "going_out": Option(str, _AUCTION_ONLY, choices=("bidder", "order")),
+    "smudge": Option(bool, _AUCTION_ONLY),
+    "partnerships": Option(bool, _AUCTION_ONLY),
+    "smudge_points": Option(bool, _AUCTION_ONLY, later=True),
+    "floor": Option(bool, _AUCTION_ONLY, later=True),
+}
+RULE_OPTIONS = tuple(OPTIONS)
+
+_YORKSHIRE = Rules(preset="yorkshire", players=4, target=11, turnup=False, kicks={}, jack_rule="capture",
+                   game_tie_to_elder=False, first_dealer="jack", low_cut_deals=False, hidden_partner=True,
+                   must_follow_suit=False, throw_in=True, reward="match", episode="match")
+_TRADITIONAL = Rules(preset="traditional", players=4, target=14, turnup=True, kicks={ACE: 1, SIX: 2, JACK: 3},
+                     jack_rule="hang", game_tie_to_elder=False, first_dealer="random", low_cut_deals=False,
+                     hidden_partner=False, must_follow_suit=False, throw_in=False, reward="match", episode="match")
+_SEVEN_UP = Rules(preset="seven_up", players=2, target=7, turnup=True, kicks={JACK: 1}, jack_rule="capture",
+                  game_tie_to_elder=True, first_dealer="cut", low_cut_deals=False, hidden_partner=False,
+                  must_follow_suit=False, throw_in=False, reward="match", episode="match")
 # The solvable tiers (docs/rules.md section 7): two-player Seven Up on a small pack, one hand, the points
 # difference as payoff; when the stock cannot give a run of the pack the hand is void (a redeal would make
 # one hand endless).
 MINI_BASE = "seven_up"
 _MINI = dict(episode="hand", reward="points", run_out="void")
-MINI_PRESETS = {
-    "mini2": replace(PRESETS[MINI_BASE], preset="mini2", suits=2, ranks="TJA", hand_cards=2, **_MINI),
-    "mini3": replace(PRESETS[MINI_BASE], preset="mini3", suits=3, ranks="2JA", hand_cards=2, **_MINI),
-    "mini3x3": replace(PRESETS[MINI_BASE], preset="mini3x3", suits=3, ranks="2JA", hand_cards=3, **_MINI),
-}
-ALL_PRESETS = {**PRESETS, **MINI_PRESETS}
 # All Fours' descendants with an auction (docs/rules.md section 8).
 _AUCTION = dict(turnup=False, kicks={}, jack_rule="capture", game_tie_to_elder=False, first_dealer="cut",
                 low_cut_deals=False, hidden_partner=False, must_follow_suit=False, throw_in=False, reward="match",
                 episode="match", auction=True)
-AUCTION_PRESETS = {
-    "pitch": Rules(preset="pitch", players=4, target=7, partnerships=False, min_bid=2, dealer_privilege="none",
-                   all_pass="stuck", low_to="holder", going_out="bidder", smudge=False, **_AUCTION),
-    "setback": Rules(preset="setback", players=4, target=11, partnerships=True, min_bid=2, dealer_privilege="match",
-                     all_pass="redeal", low_to="capturer", going_out="bidder", smudge=False, **_AUCTION),
+PRESET_TABLE = {
+    "yorkshire": Preset(_YORKSHIRE, players=(4,)),
+    "traditional": Preset(_TRADITIONAL, players=(2, 3, 4)),
+    "seven_up": Preset(_SEVEN_UP, players=(2,)),
+    "mini2": Preset(replace(_SEVEN_UP, preset="mini2", suits=2, ranks="TJA", hand_cards=2, **_MINI), players=(2,),
+                    played=False),
+    "mini3": Preset(replace(_SEVEN_UP, preset="mini3", suits=3, ranks="2JA", hand_cards=2, **_MINI), players=(2,),
+                    played=False),
+    "mini3x3": Preset(replace(_SEVEN_UP, preset="mini3x3", suits=3, ranks="2JA", hand_cards=3, **_MINI),
+                      players=(2,), played=False),
+    "pitch": Preset(Rules(preset="pitch", players=4, target=7, partnerships=False, min_bid=2, dealer_privilege="none",
+                          all_pass="stuck", low_to="holder", going_out="bidder", smudge=False, **_AUCTION),
+                    players=(2, 3, 4)),
+    "setback": Preset(Rules(preset="setback", players=4, target=11, partnerships=True, min_bid=2,
+                            dealer_privilege="match", all_pass="redeal", low_to="capturer", going_out="bidder",
+                            smudge=False, **_AUCTION),
+                      players=(4,),
+                      fixed={"partnerships": (True, "setback is played in fixed partnerships: partnerships must stay "
+                                                    "true")}),
 }
-ENGINE_PRESETS = {**ALL_PRESETS, **AUCTION_PRESETS}
+
+
+def presets(family: str | None = None, played: bool | None = None) -> tuple:
+    """The names of the presets of ``family`` (None: every family), those ``played`` or not (None: both)."""
+    return tuple(n for n, p in PRESET_TABLE.items()
+                 if (family is None or p.family == family) and (played is None or p.played == played))
+
+
+ALL_PRESETS = {n: p.rules for n, p in PRESET_TABLE.items()}  # every preset's rules
+PRESETS = {n: ALL_PRESETS[n] for n in presets("all_fours", played=True)}  # All Fours' three rule texts
+MINI_PRESETS = {n: ALL_PRESETS[n] for n in presets(played=False)}
+AUCTION_PRESETS = {n: ALL_PRESETS[n] for n in presets("auction")}
 # The full games a person or a bot plays: All Fours' three presets and the auction ones (no mini preset).
-PLAYED_PRESETS = (*PRESETS, *AUCTION_PRESETS)
-ALLOWED_PLAYERS = {"yorkshire": (4,), "traditional": (2, 3, 4), "seven_up": (2,), **{m: (2,) for m in MINI_PRESETS},
-                   "pitch": (2, 3, 4), "setback": (4,)}
-OPTION_NAMES = ("players", "target", "must_follow_suit", "throw_in", "reward", "episode", "low_cut_deals")
-DECK_OPTIONS = ("suits", "ranks", "hand_cards", "run_out")  # the pack (section 7)
-# The auction presets' own options (section 8), refused for the others.
-AUCTION_OPTIONS = ("min_bid", "dealer_privilege", "all_pass", "low_to", "going_out", "smudge", "partnerships",
-                   "smudge_points", "floor")
-# Added after bots were trained and views stored: ``to_dict`` writes them only when on (their default is off).
-LATER_AUCTION_OPTIONS = ("smudge_points", "floor")
-RULE_OPTIONS = OPTION_NAMES + DECK_OPTIONS + AUCTION_OPTIONS
-AUCTION_CHOICES = {  # the auction options that take a word, and their words
-    "dealer_privilege": ("none", "match", "four"), "all_pass": ("stuck", "redeal", "eldest", "next_dealer"),
-    "low_to": ("holder", "capturer"), "going_out": ("bidder", "order")}
+PLAYED_PRESETS = presets(played=True)
+ALLOWED_PLAYERS = {n: p.players for n, p in PRESET_TABLE.items()}
+
+
+def options_of(preset: str | Rules, pack: bool = True) -> tuple:
+    """The names of the options ``preset`` takes, in the table's order (``pack=False``: without the pack's)."""
+    family = preset.family if isinstance(preset, Rules) else PRESET_TABLE[preset].family
+    return tuple(n for n, o in OPTIONS.items() if family in o.families and (pack or not o.pack))
+
+
+def fixed_options(preset: str | Rules) -> dict:
+    """The options ``preset`` takes at one value only: name -> (that value, why). The auction presets never throw
+    in (docs/rules.md section 8), a preset that does not cut for deal has no lowest-card cut, and the table's own."""
+    rules = preset if isinstance(preset, Rules) else ALL_PRESETS[preset]
+    fixed = {}
+    if rules.auction:
+        fixed["throw_in"] = (False, f"option throw_in does not apply to {rules.preset!r} (the whole pack, six cards "
+                                    "each, no throwing in)")
+    if rules.first_dealer != "cut":
+        cut = ", ".join(n for n in PLAYED_PRESETS if ALL_PRESETS[n].first_dealer == "cut")
+        fixed["low_cut_deals"] = (False, f"option low_cut_deals only applies to a preset that cuts for deal ({cut})")
+    row = PRESET_TABLE.get(rules.preset)
+    return {**fixed, **(row.fixed if row is not None else {})}
 
 
 AUCTION_MAX_MOVES = 3000
@@ -197,10 +283,10 @@ def make_rules(preset: str = "yorkshire", **options) -> Rules:
     """The rules of ``preset`` with ``options`` applied; ValueError on anything unknown or invalid."""
     if isinstance(preset, Rules):
         base = preset
-    elif preset not in ENGINE_PRESETS:
-        raise ValueError(f"unknown preset {preset!r}: choose one of {sorted(ENGINE_PRESETS)}")
+    elif preset not in ALL_PRESETS:
+        raise ValueError(f"unknown preset {preset!r}: choose one of {sorted(ALL_PRESETS)}")
     else:
-        base = ENGINE_PRESETS[preset]
+        base = ALL_PRESETS[preset]
     unknown = sorted(set(options) - set(RULE_OPTIONS))
     if unknown:
         raise ValueError(f"unknown option(s) {unknown}: valid options are {list(RULE_OPTIONS)}")
@@ -261,15 +347,6 @@ def _check_auction(rules: Rules, options: dict) -> None:
                          f"{rules.sides}")
     if rules.smudge_points and not rules.smudge:
         raise ValueError("option smudge_points needs smudge=True: it says how a smudge is made")
-    if rules.preset == "setback" and not rules.partnerships:
-        raise ValueError("setback is played in fixed partnerships: partnerships must stay true")
-    if not rules.auction:
-        return
-    # throw_in=False is the preset's own (``to_dict`` writes it, a view sends it back); anything else is refused
-    foreign = [k for k in ("throw_in", *DECK_OPTIONS) if k in options and not (k == "throw_in" and not options[k])]
-    if foreign:
-        raise ValueError(f"option {foreign[0]} does not apply to {rules.preset!r} (the whole pack, six cards each, "
-                         "no throwing in)")
 
 
 def _is_int(x) -> bool:
@@ -291,50 +368,43 @@ def check_seed(seed, what: str = "seed", none: bool = True) -> int | None:
     return int(seed)
 
 
-# The kind of each option's value, as ``parse_rule_options`` reads it from text.
 _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False, "1": True, "0": False}
-_OPTION_KINDS = {"players": int, "target": int, "must_follow_suit": bool, "throw_in": bool, "reward": str,
-                 "episode": str, "low_cut_deals": bool, "suits": int, "ranks": str, "hand_cards": int, "run_out": str,
-                 "min_bid": int, "dealer_privilege": str, "all_pass": str, "low_to": str, "going_out": str,
-                 "smudge": bool, "partnerships": bool, "smudge_points": bool, "floor": bool}
+
+
+def _either(values) -> str:
+    words = [repr(v) if isinstance(v, str) else str(v) for v in values]
+    return f"{words[0]} or {words[1]}" if len(words) == 2 else f"one of {', '.join(words)}"
 
 
 def check_rule_option(name: str, value, preset: str | Rules | None = None) -> None:
-    """ValueError unless ``value`` is a valid value of rule option ``name`` (for ``preset``, where given:
-    its player counts, whether it cuts for deal)."""
-    base = preset if isinstance(preset, Rules) else ENGINE_PRESETS.get(preset) if preset is not None else None
-    if name not in RULE_OPTIONS:
+    """ValueError unless ``value`` is a valid value of rule option ``name`` (``OPTIONS``); for ``preset``, where
+    given, also one it takes (its family's options, its player counts, its fixed options)."""
+    base = preset if isinstance(preset, Rules) else ALL_PRESETS.get(preset) if preset is not None else None
+    if name not in OPTIONS:
         raise ValueError(f"unknown option(s) {[name]}: valid options are {list(RULE_OPTIONS)}")
-    if name == "players":  # the counts allowed are the preset's
-        if base is not None and (not _is_int(value) or value not in ALLOWED_PLAYERS[base.preset]):
-            raise ValueError(f"preset {base.preset!r} allows players in {ALLOWED_PLAYERS[base.preset]}, got {value!r}")
-        if not _is_int(value) or value < 1:
-            raise ValueError(f"players must be a whole number of 1 or more, got {value!r}")
-    elif name == "target" and (not _is_int(value) or not 1 <= value <= 1000):
-        raise ValueError(f"target must be an int from 1 to 1000, got {value!r}")
-    elif _OPTION_KINDS[name] is bool and not isinstance(value, bool):
+    opt = OPTIONS[name]
+    if name == "players" and base is not None and (not _is_int(value) or value not in ALLOWED_PLAYERS[base.preset]):
+        raise ValueError(f"preset {base.preset!r} allows players in {ALLOWED_PLAYERS[base.preset]}, got {value!r}")
+    if name == "players" and (not _is_int(value) or value < 1):
+        raise ValueError(f"players must be a whole number of 1 or more, got {value!r}")
+    if opt.kind is bool and not isinstance(value, bool):
         raise ValueError(f"option {name} must be True or False, got {value!r}")
-    elif name == "low_cut_deals" and value and base is not None and base.first_dealer != "cut":
-        raise ValueError("option low_cut_deals only applies to a preset that cuts for deal (seven_up, pitch, setback)")
-    elif name == "reward" and value not in ("match", "points"):
-        raise ValueError(f"reward must be 'match' or 'points', got {value!r}")
-    elif name == "episode" and value not in ("match", "hand"):
-        raise ValueError(f"episode must be 'match' or 'hand', got {value!r}")
-    elif name == "suits" and (not _is_int(value) or not 2 <= value <= 4):
-        raise ValueError(f"suits must be an int from 2 to 4 (the first suits of C D H S), got {value!r}")
-    elif name == "ranks":
+    if opt.bounds and (not _is_int(value) or not opt.bounds[0] <= value <= opt.bounds[1]):
+        raise ValueError(f"{name} must be an int from {opt.bounds[0]} to {opt.bounds[1]}{opt.note}, got {value!r}")
+    if name == "ranks":
         rank_string(value)
-    elif name == "hand_cards" and (not _is_int(value) or not 1 <= value <= 12):
-        raise ValueError(f"hand_cards must be an int from 1 to 12, got {value!r}")
-    elif name == "run_out" and value not in ("redeal", "void"):
-        raise ValueError(f"run_out must be 'redeal' or 'void', got {value!r}")
-    elif name in AUCTION_OPTIONS and base is not None and not base.auction:
-        raise ValueError(f"option {name} belongs to the auction presets ({', '.join(AUCTION_PRESETS)}), not to "
+    if base is None:
+        pass
+    elif base.family not in opt.families:
+        if opt.pack:  # (the auction presets play the whole pack)
+            raise ValueError(f"option {name} does not apply to {base.preset!r} (the whole pack, six cards each)")
+        raise ValueError(f"option {name} belongs to {' and '.join(FAMILIES[f] for f in opt.families)} "
+                         f"({', '.join(n for f in opt.families for n in presets(f, played=True))}), not to "
                          f"{base.preset!r}")
-    elif name == "min_bid" and (not _is_int(value) or value not in (1, 2)):
-        raise ValueError(f"min_bid must be 1 or 2, got {value!r}")
-    elif name in AUCTION_CHOICES and value not in AUCTION_CHOICES[name]:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, AUCTION_CHOICES[name]))}, got {value!r}")
+    elif name in (fixed := fixed_options(base)) and value != fixed[name][0]:
+        raise ValueError(fixed[name][1])
+    if opt.choices and (isinstance(value, bool) or value not in opt.choices):
+        raise ValueError(f"{name} must be {_either(opt.choices)}, got {value!r}")
 
 
 def parse_rule_options(items, preset: str | Rules | None = None) -> dict:
@@ -354,7 +424,7 @@ def parse_rule_options(items, preset: str | Rules | None = None) -> dict:
             raise ValueError(f"unknown option {key!r}: valid options are {', '.join(RULE_OPTIONS)}{hint}")
         if key in out:
             raise ValueError(f"rule option {key!r} is given twice")
-        kind = _OPTION_KINDS[key]
+        kind = OPTIONS[key].kind
         if kind is bool:
             if text.lower() not in _BOOL_WORDS:
                 raise ValueError(f"option {key} must be true or false, got {text!r}")

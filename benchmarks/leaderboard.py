@@ -37,9 +37,8 @@ import torch
 
 from allfours.agents.evaluation import eval_command, round_robin
 from allfours.agents.evaluation.ray_eval import RayEvalError, connect
-from allfours.agents.registry import make_agent, plays_auction
+from allfours.agents.registry import make_agent, plays
 from allfours.arguments import Parser, fail, positive_int, seed
-from allfours_env.rules import AUCTION_PRESETS
 
 PROG = "leaderboard.py"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmark.md"
@@ -81,7 +80,7 @@ def board_agents(board: str, agents: list[str] | None) -> list[str]:
     specs = []
     for spec in DEFAULT_AGENTS if agents is None else agents:
         spec = f"bot:{board}" if spec == "bot" else spec
-        if agents is None and preset in AUCTION_PRESETS and not plays_auction(spec):
+        if agents is None and not plays(spec, preset):
             print(f"{PROG}: {spec!r} does not play {preset}: left out of the {board} board", file=sys.stderr)
             continue
         if agents is None and spec in OPTIONAL and not registered(spec, preset, options):

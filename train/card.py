@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 
 from allfours.agents.network.checkpoint import checkpoints_dir, load_checkpoint
+from allfours_env.rules import ALLOWED_PLAYERS
 
 
 def eval_command(doc: dict, agent: str, opponent: str) -> str:
-    players = f" --players {doc['players']}" if doc.get("preset") in ("traditional", "pitch") else ""
+    players = f" --players {doc['players']}" if len(ALLOWED_PLAYERS.get(doc.get("preset"), ())) > 1 else ""
     return (f"allfours eval --preset {doc['preset']}{players} --agents {agent} {opponent} "
             f"--matches {doc['matches_per_pairing']} --seed {doc['seed']}")
 

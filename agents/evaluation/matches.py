@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 
 from allfours_env import GameState, make_rules
-from allfours_env.rules import ENGINE_PRESETS, Rules
+from allfours_env.rules import ALL_PRESETS, Rules
 
 from ..base import Agent, check_turn
 from ..registry import make_agent
@@ -102,7 +102,7 @@ def make_tasks(pairs: list[tuple], preset: str, matches: int, seed: int, options
         raise ValueError(f"matches must be a positive multiple of {group} for {preset!r} with {rules.players} "
                          f"players (each deal is played {group} times), got {matches!r}")
     # Options at the preset's own value (``--players 4`` on traditional) do not change the deals.
-    base = ENGINE_PRESETS[preset]
+    base = ALL_PRESETS[preset]
     opts = tuple(sorted((k, v) for k, v in (options or {}).items() if getattr(base, k) != v))
     tasks = []
     for p, (a, b) in enumerate(pairs):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from allfours_env import ENCODING_VERSION, OBS_SIZE, __version__, action_name
 from allfours_env.cards import NUM_ACTIONS
 from allfours_env.observation import VIEWS
-from allfours_env.rules import OPTION_NAMES, make_rules
+from allfours_env.rules import ALL_PRESETS, make_rules, options_of
 
 from .model import TIE_TOLERANCE, encoding_of
 
@@ -24,10 +24,8 @@ def rules_of(agent, preset: str | None):
     preset = preset or getattr(agent, "preset", None) or meta.get("preset") or "yorkshire"
     opts = {}
     rules = meta.get("rules")
-    if isinstance(rules, dict) and rules.get("preset", preset) == preset:
-        opts = {k: v for k, v in rules.items() if k in OPTION_NAMES}
-        if not opts.get("low_cut_deals"):
-            opts.pop("low_cut_deals", None)
+    if isinstance(rules, dict) and rules.get("preset", preset) == preset and preset in ALL_PRESETS:
+        opts = {k: v for k, v in rules.items() if k in options_of(preset, pack=False)}
     try:
         return make_rules(preset, **opts)
     except ValueError:

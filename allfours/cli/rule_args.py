@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 
 from allfours_env.rules import (
-    AUCTION_OPTIONS,
-    AUCTION_PRESETS,
-    OPTION_NAMES,
+    ALLOWED_PLAYERS,
+    OPTIONS,
+    PLAYED_PRESETS,
     PRESETS,
     Rules,
     check_rule_option,
@@ -23,7 +23,10 @@ from allfours_env.rules import (
 
 from .common import UsageError, played_preset, positive_int, preset
 
-OTHERS = [n for n in OPTION_NAMES + AUCTION_OPTIONS if n not in ("players", "target")]
+OTHERS = [n for n, o in OPTIONS.items() if not o.pack and n not in ("players", "target")]
+# "traditional 2-4, pitch 2-4": the presets that take more than one player count
+CHOOSE_PLAYERS = ", ".join(f"{n} {min(c)}-{max(c)}" for n, c in ALLOWED_PLAYERS.items() if n in PLAYED_PRESETS
+                           and len(c) > 1)
 RULE_HELP = (f"any other rule option, repeatable: {', '.join(OTHERS)} (true/false for the yes-or-no ones; as a "
              "training config's rules.KEY=VALUE)")
 
@@ -31,11 +34,11 @@ RULE_HELP = (f"any other rule option, repeatable: {', '.join(OTHERS)} (true/fals
 def add_rule_arguments(p: argparse.ArgumentParser, *, default_preset: str = "yorkshire", auction: bool = False) -> None:
     """``--preset``, ``--players``, ``--target`` and ``--rule`` on parser ``p``; with ``auction``, ``--preset``
     also takes the auction presets (pitch, setback)."""
-    names = [*PRESETS, *AUCTION_PRESETS] if auction else list(PRESETS)
+    names = PLAYED_PRESETS if auction else list(PRESETS)
     p.add_argument("--preset", type=played_preset if auction else preset, default=default_preset,
                    help=f"one of {', '.join(names)} (default {default_preset})")
     p.add_argument("--players", type=positive_int, default=None,
-                   help="players, where the preset allows (traditional 2-4)")
+                   help=f"players, where the preset allows ({CHOOSE_PLAYERS})")
     p.add_argument("--target", type=positive_int, default=None, help="points to win (default: the preset's)")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help=RULE_HELP)
 

@@ -3,6 +3,7 @@
     POST /v1/act     one seat's view of a hand in progress -> the bot's action (stateless)
     GET  /v1/health  liveness, package and observation-encoding versions, bots on offer
     GET  /v1/bots    the bots on offer with their model cards
+    GET  /v1/presets the presets a hosted match may name, with what a frontend needs of each (from the table)
     POST /v1/matches, GET /v1/matches/{id}, POST /v1/matches/{id}/moves, POST /v1/matches/{id}/join,
     DELETE /v1/matches/{id}
                      hosted matches (``hosted.MatchStore``): the server keeps the game, bots move on it;
@@ -40,7 +41,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from allfours.agents.spec.bots import BOTS
 from allfours_env import ENCODING_VERSION, __version__
-from allfours_env.rules import ALLOWED_PLAYERS, ENGINE_PRESETS
+from allfours_env.rules import ALL_PRESETS, ALLOWED_PLAYERS, PRESET_TABLE
 
 from .core import BotPool, RequestError, answer, validation_message
 from .guards import HostCheck, Hosts, SecurityHeaders, send_json
@@ -59,6 +60,7 @@ from .models import (
     JoinResponse,
     MatchResponse,
     MoveRequest,
+    PresetsResponse,
     match_options_schema,
 )
 from .store import MatchDB
@@ -147,6 +149,16 @@ def _card_or_error(pool: BotPool, spec: str) -> dict:
                 "description": e.message, "model_card": None}
 
 
+def _preset_card(preset: str) -> dict:
+    """A preset as GET /v1/presets lists it: read from the presets' table only, so that a frontend need not know
+    any preset by name."""
+    row = PRESET_TABLE[preset]
+    rules = row.rules
+    return {"name": preset, "family": row.family, "players": list(row.players), "default_players": rules.players,
+            "partnerships": rules.partnerships, "throw_in": rules.throw_in, "target": rules.target,
+            "options": match_options_schema(preset)}
+
+
 def _match_errors(*statuses: int, body: bool = False) -> dict:
     what = {403: "a wrong or missing seat token (or join code)", 404: "no such match (never created, deleted, "
                                                                        "or expired)",
@@ -180,7 +192,7 @@ def _create_match_schema(generated: dict, pool: BotPool) -> dict:
     options make_rules accepts, the seat count it needs, at least one 'human' and only bots on offer."""
     branches = []
     for preset in SERVED_PRESETS:
-        rules = ENGINE_PRESETS[preset]
+        rules = ALL_PRESETS[preset]
         for players in ALLOWED_PLAYERS[preset]:
             options = match_options_schema(preset)
             options["properties"]["players"] = {"type": "integer", "const": players}
@@ -343,6 +355,18 @@ def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
     @app.get("/v1/bots", response_model=BotsResponse, summary="The bots on offer, with their model cards")
     def bots_() -> dict:
         return {"default": pool.default, "bots": [_card_or_error(pool, s) for s in pool.specs]}
+
+    presets_body = {"presets": [_preset_card(p) for p in SERVED_PRESETS]}
+
+    @app.get("/v1/presets", response_model=PresetsResponse,
+             summary="The presets a hosted match may name, with their player counts, defaults and options",
+             description="Each preset a hosted match may name, in the presets' table's order: its family ('auction' "
+                         "where trump is won in an auction), the player counts it allows and the one played when "
+                         "options.players is not sent, whether four players play in partnerships, whether a hand may "
+                         "be thrown in, its target, and the JSON Schema of its options (as POST /v1/matches takes "
+                         "them). A frontend reads the rules from here instead of knowing presets by name.")
+    def presets_() -> dict:
+        return presets_body
 
     match_id_param = PathParam(max_length=64, description="the match_id from POST /v1/matches")
     auth_header = Header(None, description="'Bearer <token>': the seat's token from POST /v1/matches")

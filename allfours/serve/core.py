@@ -22,12 +22,12 @@ from pydantic import ValidationError
 from allfours.agents.base import Agent
 from allfours.agents.network.checkpoint import checkpoints_dir
 from allfours.agents.network.model_card import model_card
-from allfours.agents.registry import make_agent, plays_auction
+from allfours.agents.registry import make_agent, plays
 from allfours.agents.spec import AgentSpec
 from allfours.agents.spec.bots import BOTS
 from allfours_env import PRESETS, __version__, action_name
 from allfours_env.replay import ViewError, state_from_request
-from allfours_env.rules import AUCTION_PRESETS, ENGINE_PRESETS
+from allfours_env.rules import ALL_PRESETS, PLAYED_PRESETS
 
 from .models import CARD_PATTERN, ActRequest
 
@@ -130,8 +130,8 @@ class BotPool:
             raise RequestError(422, "bot_unavailable", f"bot {spec!r} cannot play preset {preset!r}: {parsed}")
         # A composite spec (search:playout=bot:traditional) is built for the table's player count; a
         # bare bot:NAME is the one bot its card shows whatever the table (refused below at another count).
-        table = (None if parsed.name == "bot" or preset not in ENGINE_PRESETS
-                 else players or ENGINE_PRESETS[preset].players)
+        table = (None if parsed.name == "bot" or preset not in ALL_PRESETS
+                 else players or ALL_PRESETS[preset].players)
         key = (spec, preset, table)
         with self._lock:
             entry = self._agents.get(key)
@@ -153,15 +153,15 @@ class BotPool:
         return entry
 
     def presets(self, spec: str) -> list[str]:
-        """Presets the bot plays: a neural bot only the one it was trained for; pitch and setback only those
-        of ``plays_auction``."""
+        """Presets the bot plays: a neural bot only the one it was trained for; else the families of presets its
+        spec plays (``allfours.agents.registry.families``; an agent given as an object: All Fours' presets)."""
         parsed = self.spec(spec)
         if parsed is not None and parsed.name == "bot":
             return [BOTS[parsed.target][0]] if parsed.target in BOTS else [parsed.target]
         for (s, _, _), (agent, _) in list(self._agents.items()):
             if s == spec and getattr(agent, "preset", None) in PRESETS:
                 return [agent.preset]
-        return list(PRESETS) + (list(AUCTION_PRESETS) if parsed is not None and plays_auction(parsed) else [])
+        return [p for p in PLAYED_PRESETS if plays(parsed, p)] if parsed is not None else list(PRESETS)
 
     def card(self, spec: str) -> dict:
         """The bot's model card: name, version, kind, whether it has a policy, presets, description."""

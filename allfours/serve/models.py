@@ -16,14 +16,14 @@ from allfours_env.cards import BID_NAMES, NUM_ACTIONS
 from allfours_env.engine import PHASE_NAMES
 from allfours_env.replay import MAX_DECISIONS, MAX_TRICKS
 from allfours_env.rules import (
+    ALL_PRESETS,
     ALLOWED_PLAYERS,
-    AUCTION_CHOICES,
-    AUCTION_OPTIONS,
-    AUCTION_PRESETS,
-    ENGINE_PRESETS,
-    OPTION_NAMES,
+    FAMILIES,
+    OPTIONS,
     PLAYED_PRESETS,
     Rules,
+    fixed_options,
+    options_of,
 )
 
 SERVED_PRESETS = PLAYED_PRESETS
@@ -33,7 +33,7 @@ PresetName = Literal[SERVED_PRESETS]
 # The largest integer a JSON client (a browser's Number) holds exactly: seeds and sequence numbers stay below it,
 # so that the OpenAPI description's bound is the one the server enforces, in every language.
 MAX_JSON_INT = 2 ** 53 - 1
-MAX_OPTIONS = len(OPTION_NAMES + AUCTION_OPTIONS) + 1  # every rule option and the preset, as seat_view may write them
+MAX_OPTIONS = sum(not o.pack for o in OPTIONS.values()) + 1  # the rule options and the preset, as seat_view writes them
 
 
 def _nocase(word: str) -> str:
@@ -141,7 +141,7 @@ def _check_options(preset: str, options: dict | None) -> dict:
         if options["preset"] != preset:
             raise ValueError(f"options.preset {options['preset']!r} differs from preset {preset!r}")
         del options["preset"]
-    names = OPTION_NAMES + AUCTION_OPTIONS if preset in AUCTION_PRESETS else OPTION_NAMES
+    names = options_of(preset, pack=False)
     unknown = sorted(set(options) - set(names))
     if unknown:
         raise ValueError(f"unknown option(s) {unknown} in options: valid options are {list(names)}")
@@ -254,6 +254,29 @@ class BotsResponse(BaseModel):
     bots: list[BotCard]
 
 
+class PresetCard(BaseModel):
+    """A preset a hosted match may name (``GET /v1/presets``), from the presets' table (``allfours_env.rules``): what
+    a frontend needs to offer it without knowing it by name."""
+
+    name: PresetName = Field(description="what a request names in 'preset'")
+    family: Literal[tuple(FAMILIES)] = Field(description="'auction': trump is won in an auction (docs/rules.md "
+                                                         "section 8); 'all_fours': All Fours' presets (sections 1-7)")
+    players: list[int] = Field(description="the player counts it allows: options.players where more than one")
+    default_players: int = Field(description="the count played when options.players is not sent")
+    partnerships: bool = Field(description="whether four players play as two partnerships unless options say "
+                                           "otherwise (else each for themselves)")
+    throw_in: bool = Field(description="whether a hand may be thrown in unless options say otherwise "
+                                       "(docs/rules.md section 4)")
+    target: int = Field(description="the score that wins the match unless options say otherwise")
+    options: dict[str, Any] = Field(description="the JSON Schema of a hosted match's options for this preset, "
+                                                "as POST /v1/matches takes them")
+
+
+class PresetsResponse(BaseModel):
+    presets: list[PresetCard] = Field(description="every preset a hosted match may name, in the order of the "
+                                                  "presets' table")
+
+
 class HealthResponse(BaseModel):
     status: str
     version: str
@@ -289,25 +312,29 @@ class CreateMatchRequest(_Strict):
         return self
 
 
+def option_schema(name: str, preset: str) -> dict:
+    """The JSON Schema of rule option ``name`` of ``preset``, from the options' table (``allfours_env.rules.OPTIONS``):
+    its one value where the preset fixes it, its player counts, choices, kind and bounds."""
+    opt, fixed = OPTIONS[name], fixed_options(preset)
+    if name in fixed:
+        return {"const": fixed[name][0]}
+    if name == "players":
+        return {"type": "integer", "enum": list(ALLOWED_PLAYERS[preset])}
+    if opt.choices:
+        return {"enum": list(opt.choices)}
+    if opt.kind is bool:
+        return {"type": "boolean"}
+    assert opt.kind is int and opt.bounds, f"option {name} has no schema: give it choices or bounds"
+    return {"type": "integer", "minimum": opt.bounds[0], "maximum": opt.bounds[1]}
+
+
 def match_options_schema(preset: str) -> dict:
     """The JSON Schema of ``options`` for a hosted match of ``preset``: exactly what ``make_rules`` accepts."""
-    props = {"preset": {"const": preset},
-             "players": {"type": "integer", "enum": list(ALLOWED_PLAYERS[preset])},
-             "target": {"type": "integer", "minimum": 1, "maximum": 1000},
-             "must_follow_suit": {"type": "boolean"}, "throw_in": {"type": "boolean"},
-             "reward": {"enum": ["match", "points"]}, "episode": {"enum": ["match", "hand"]},
-             "low_cut_deals": {"type": "boolean"} if ENGINE_PRESETS[preset].first_dealer == "cut" else {"const": False}}
-    if preset in AUCTION_PRESETS:  # docs/rules.md section 8: no throwing in; the auction's own options
-        props["throw_in"] = {"const": False}
-        props.update({k: {"enum": list(choices)} for k, choices in AUCTION_CHOICES.items()})
-        props.update({"min_bid": {"enum": [1, 2]}, "smudge": {"type": "boolean"}, "smudge_points": {"type": "boolean"},
-                      "floor": {"type": "boolean"},
-                      "partnerships": {"type": "boolean"} if preset == "pitch" else {"const": True}})
-    names = OPTION_NAMES + AUCTION_OPTIONS if preset in AUCTION_PRESETS else OPTION_NAMES
-    assert set(props) == {"preset", *names}, "an option of make_rules is missing here"
+    props = {"preset": {"const": preset}, **{n: option_schema(n, preset) for n in options_of(preset, pack=False)}}
     schema = {"type": "object", "properties": props, "additionalProperties": False, "maxProperties": MAX_OPTIONS}
-    if preset in AUCTION_PRESETS:
-        schema["allOf"] = _auction_needs(preset)
+    needs = _auction_needs(preset)
+    if needs:
+        schema["allOf"] = needs
     return schema
 
 
@@ -315,7 +342,9 @@ def _auction_needs(preset: str) -> list[dict]:
     """What ``make_rules`` checks across the auction's options, as if/then: ``smudge_points`` needs the smudge,
     ``floor`` two sides (two players, or four in partnerships), partnerships four players. An option not sent is
     the preset's default."""
-    base = ENGINE_PRESETS[preset]
+    base = ALL_PRESETS[preset]
+    if not {"smudge_points", "floor", "partnerships"} <= set(options_of(preset)):
+        return []
 
     def given(name: str, value) -> dict:
         held = {"properties": {name: {"const": value}}}

@@ -9,6 +9,8 @@ import pytest
 from allfours.agents.base import Agent
 from allfours.agents.evaluation import evaluate_pairings, play_match
 from allfours.agents.exploitability.search_probe import format_report, responder_spec, run_search_exploit
+from allfours.agents.mini import response as exact
+from allfours.agents.mini import tree as exact_tree
 from allfours.agents.players.best_response import BestResponseAgent, decision_type
 from allfours.agents.players.heuristic import HeuristicAgent
 from allfours.agents.players.target import TargetPolicy
@@ -241,8 +243,6 @@ def test_the_report():
 
 @pytest.mark.slow
 def test_a_lower_bound_that_finds_most_of_the_exact_exploitability_on_mini2():
-    exact_tree = pytest.importorskip("allfours.agents.mini.tree")
-    exact = pytest.importorskip("allfours.agents.mini.response")
     tree = exact_tree.build_tree("mini2")
     target = HeuristicAgent()
     policy, _ = exact.tabulate(target, tree)

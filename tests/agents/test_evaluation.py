@@ -10,6 +10,7 @@ import signal
 
 import numpy as np
 import pytest
+import torch
 from helpers import eval_stopped_half_way
 
 from allfours.agents import evaluation as ev
@@ -71,7 +72,6 @@ def test_checkpoint_and_bot_specs_go_to_the_network_loaders(tmp_path, monkeypatc
 @pytest.mark.slow
 def test_shipped_bot_plays_its_network_averaged_over_suit_relabellings():
     """``bot:NAME`` plays the averaged policy (``PolicyNet.averaged``), ``bot:NAME:sym=0`` the raw one."""
-    torch = pytest.importorskip("torch")
     avg, raw = make_agent("bot:seven_up"), make_agent("bot:seven_up:sym=0")
     assert avg.symmetrize and not raw.symmetrize
     rng = random.Random(0)
@@ -109,7 +109,6 @@ def _saved(path, net, **changes):
 
 
 def test_a_fresh_network_saves_and_loads_at_encoding_2(tmp_path):
-    torch = pytest.importorskip("torch")
     from allfours.agents.network import PolicyNet
     from allfours_env import OBS_SIZE
     from allfours_env.cards import NUM_ACTIONS as ACTIONS
@@ -131,7 +130,6 @@ def test_a_fresh_network_saves_and_loads_at_encoding_2(tmp_path):
 
 
 def test_an_encoding_1_checkpoint_loads_as_the_network_it_was(tmp_path):
-    torch = pytest.importorskip("torch")
     from allfours.agents.network import PolicyNet
     from allfours.agents.network.checkpoint import load_checkpoint
     from allfours_env.observation import V1_SIZE
@@ -157,7 +155,6 @@ def test_an_encoding_1_checkpoint_loads_as_the_network_it_was(tmp_path):
 
 
 def test_checkpoint_metadata_that_fits_no_encoding_is_refused_in_one_line(tmp_path):
-    torch = pytest.importorskip("torch")
     from allfours.agents.network import PolicyNet
     from allfours.agents.network.checkpoint import CheckpointError, load_checkpoint, metadata
     from allfours_env import OBS_SIZE
@@ -194,7 +191,6 @@ def test_checkpoint_metadata_that_fits_no_encoding_is_refused_in_one_line(tmp_pa
 
 def test_an_encoding_1_checkpoint_upgraded_plays_as_before():
     """``upgraded``: a warm start of today's network from a shipped bot, the new weights 0."""
-    torch = pytest.importorskip("torch")
     from allfours.agents.network import PolicyNet
     from allfours.agents.network.checkpoint import checkpoints_dir, load_checkpoint, upgraded
     from allfours_env import OBS_SIZE

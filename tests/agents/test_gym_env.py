@@ -14,6 +14,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+import torch
 from gymnasium.utils.env_checker import check_env
 
 import allfours  # noqa: F401 (registers the ids)
@@ -405,7 +406,6 @@ def test_make_vec_refuses_an_opponent_without_a_batched_form():
 def net_agent(seed: int = 0) -> NeuralAgent:
     """A deterministic opponent with a batched form in every preset, the auction's too: a greedy untrained network
     (its policy head scaled up, so that no two legal actions are near a tie)."""
-    torch = pytest.importorskip("torch")
     torch.manual_seed(seed)
     net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(32,))
     with torch.no_grad():

@@ -196,7 +196,6 @@ def test_the_new_options_are_rule_options_everywhere():
     assert {"floor", "smudge_points", "all_pass"} <= set(OTHERS)
     assert parse_rule_options(["floor=true", "smudge=yes", "smudge_points=on", "all_pass=eldest"], "setback") == {
         "floor": True, "smudge": True, "smudge_points": True, "all_pass": "eldest"}
-    pytest.importorskip("pydantic")
     from allfours.serve.models import match_options_schema
 
     props = match_options_schema("setback")["properties"]

@@ -9,12 +9,10 @@ import random
 
 import pytest
 
+from allfours.serve.core import BotPool, RequestError, answer
+from allfours.serve.models import ActRequest
 from allfours_env import GameState, make_rules, seat_view
 from allfours_env.replay import ViewError, state_from_request
-
-pytest.importorskip("pydantic")
-from allfours.serve.core import BotPool, RequestError, answer  # noqa: E402  (the server's extra)
-from allfours.serve.models import ActRequest  # noqa: E402
 
 
 def deep_view(rules, start: list[int], below: int) -> dict:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import secrets
 import socket
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import uvicorn
@@ -26,6 +28,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.selenium_manager import SeleniumManager
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from allfours.serve import hosted
 from allfours.serve.app import create_app
 from allfours.serve.store import MatchDB
 from allfours_env import GameState, make_rules, parse_action
@@ -53,6 +56,7 @@ return [...document.querySelectorAll('#hand-summary td[data-points]')]
 """
 CARD_ID = re.compile(r"\b[2-9TJQKA][CDHS]\b")
 MINUS = "\u2212"  # the page's one minus sign
+SETBACK_SEED = 1  # a Setback match in which the clicks below make some hands and are set back in others
 SUIT_WORDS = {"C": "\u2663 clubs", "D": "\u2666 diamonds", "H": "\u2665 hearts", "S": "\u2660 spades"}
 
 
@@ -189,10 +193,14 @@ def test_play_a_whole_yorkshire_match_by_clicking(server, browser):
     assert not errors, errors
 
 
-def test_play_a_whole_setback_match_by_clicking(server, browser):
+def test_play_a_whole_setback_match_by_clicking(server, browser, monkeypatch):
     """Setback (docs/rules.md section 8): the auction with the bids in words, the pitcher's first card naming
     trump, the contract and any set-back in each hand's summary, to the end of the match."""
     app, base = server
+    # the match's secret seed, fixed: the deals (and so whether some hand is made and some set back) are the same
+    # in every run
+    monkeypatch.setattr(hosted, "secrets", SimpleNamespace(randbits=lambda bits: SETBACK_SEED,
+                                                           token_urlsafe=secrets.token_urlsafe))
     browser.get(f"{base}/play?delay=0")
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
     browser.execute_script("sessionStorage.clear(); localStorage.clear();")
@@ -229,6 +237,7 @@ def test_play_a_whole_setback_match_by_clicking(server, browser):
     record = app.state.matches.record(match_id)
     final = json.loads(browser.find_element(By.ID, "match-result").get_attribute("data-scores"))
     assert record["done"] and max(record["scores"]) >= 11 and final == record["scores"]
+    assert record["seed"] == SETBACK_SEED
     assert browser.find_element(By.ID, "final-scores").text == named(["You and partner", "Opponents"], final)
     replay = GameState.new("setback", seed=record["seed"])  # the server's record replays to the same score
     privileges = 0  # "match": "the dealer may take the high bid at its value" (docs/rules.md section 8)

@@ -12,7 +12,6 @@ import warnings
 
 import pytest
 
-from allfours.serve import store as store_module
 from allfours.serve.app import create_app
 from allfours.serve.core import BotPool, RequestError
 from allfours.serve.hosted import Limits, MatchStore
@@ -288,9 +287,9 @@ def test_a_journal_deleted_during_a_commit_keeps_that_move(tmp_path, monkeypatch
     def delete_in_commit(where):
         if where == "in_commit":
             os.unlink(tmp_path / "m.db-wal")
-    monkeypatch.setattr(store_module, "_pause", delete_in_commit)
+    store.db.on_commit = delete_in_commit  # MatchDB(on_commit=...): inside the transaction of the next move
     _moves(store, mid, tokens, 1)  # answered: committed, and in the main file
-    monkeypatch.undo()
+    store.db.on_commit = None
     acknowledged = store.record(mid)
     with pytest.raises(RequestError) as e:
         _moves(store, mid, tokens, 1)

@@ -38,11 +38,11 @@
     STAND: "stands", BEG: "begs", GIVE_ONE: "gives one", RUN_PACK: "runs the pack", THROW_IN: "throws in",
     PASS: "passes", BID_1: "bids 1", BID_2: "bids 2", BID_3: "bids 3", BID_4: "bids 4", SMUDGE: "smudges",
   };
-  const PRESET_PLAYERS = { yorkshire: 4, seven_up: 2, setback: 4 };
-  const AUCTION = new Set(["pitch", "setback"]); // docs/rules.md section 8: trump is won in an auction
   const bidWords = (bid) => (bid === 5 ? "the smudge" : String(bid));
 
   let bots = [];
+  // GET /v1/presets: each preset's family, player counts, defaults and options, by name (the page knows none).
+  const presets = {};
   let rules = null; // static/rules.json: the words of docs/rules.md
   // {id, token, seat, seats, n, seq, view, results, target, lastTrick, trick, turnups, hand, settings, over, creator}
   // hand: what the current hand's events said so far (its kicks, a point given, whether a card was played).
@@ -151,6 +151,18 @@
   }
 
   // ------------------------------------------------------------------ setup
+  // A preset as the server lists it; one it did not list (the list failed) offers the page's player counts.
+  function presetInfo(preset) {
+    const counts = [...$("players").options].map((o) => Number(o.value));
+    return presets[preset] || { name: preset, family: "", players: counts, default_players: Math.max(...counts),
+      partnerships: true, throw_in: false };
+  }
+
+  // The seats of the table being set up: the one count a preset allows, else the one chosen.
+  function setupPlayers(info) {
+    return info.players.length > 1 ? Number($("players").value) : info.default_players;
+  }
+
   function botChoices(preset, players) {
     return bots.filter((b) => {
       if (b.kind === "unavailable" || !b.presets.includes(preset)) return false;
@@ -171,10 +183,11 @@
   // One choice per seat besides yours (seat 0): a bot, or a friend who joins by link.
   function refreshSetup() {
     const preset = $("preset").value;
-    const fixed = PRESET_PLAYERS[preset];
-    show("players-row", !fixed);
-    const players = fixed || Number($("players").value);
-    const alone = preset === "pitch"; // Auction Pitch: four players each for themselves
+    const info = presetInfo(preset);
+    show("players-row", info.players.length > 1);
+    for (const o of $("players").options) o.disabled = !info.players.includes(Number(o.value));
+    const players = setupPlayers(info);
+    const alone = !info.partnerships; // four players each for themselves (Auction Pitch)
     $("players").querySelector('option[value="4"]').textContent = alone ? "4 (everyone alone)" : "4 (two partnerships)";
     const choices = botChoices(preset, players);
     const neural = choices.find((b) => b.kind === "neural");
@@ -199,11 +212,12 @@
 
   function setupSettings() {
     const preset = $("preset").value;
-    const players = PRESET_PLAYERS[preset] || Number($("players").value);
+    const info = presetInfo(preset);
+    const players = setupPlayers(info);
     const seats = ["human"];
     for (let s = 1; s < players; s++) seats.push($(`seat-${s}`).value);
     const options = {};
-    if (preset === "traditional" || preset === "pitch") options.players = players;
+    if (info.players.length > 1) options.players = players;
     const target = $("target").value.trim();
     if (target) options.target = Number(target);
     return { preset, options, seats };
@@ -334,12 +348,15 @@
     game.n = state.seats.length;
     if (game.sizes.length !== game.n) game.sizes = new Array(game.n).fill(0);
     game.target = state.view.target;
-    game.auction = AUCTION.has(state.view.preset);
-    game.partnerships = state.view.options.partnerships !== false; // only the auction presets say
+    const info = presetInfo(state.view.preset);
+    game.auction = info.family === "auction"; // docs/rules.md section 8: trump is won in an auction
+    // Only the auction presets' options say; the others play as the preset does (four in partnerships).
+    game.partnerships = state.view.options.partnerships ?? info.partnerships;
     if (!game.settings.preset) { // a seat joined by link: "Play again" starts the same table
       const options = { target: state.view.target };
-      if (state.view.preset === "traditional" || state.view.preset === "pitch") options.players = state.view.players;
-      if (state.view.preset === "pitch" && state.view.options.partnerships) options.partnerships = true;
+      if (info.players.length > 1) options.players = state.view.players;
+      const together = state.view.options.partnerships;
+      if (together !== undefined && together !== info.partnerships) options.partnerships = together;
       game.settings = { preset: state.view.preset, options, seats: state.seats.map((x) => x.player) };
     }
     drawInvites();
@@ -802,12 +819,13 @@
     const preset = (game && game.view && game.view.preset) || $("preset").value;
     const r = rules && rules.presets[preset];
     if (!r) return;
+    const throwIn = presetInfo(preset).throw_in ? rules.decisions.throw_in : [];
     const list = (items) => el("ul", {}, ...items.map((t) => el("li", {}, t)));
     $("rules-title").textContent = `Rules: ${r.title}`;
     $("rules-body").replaceChildren(
       el("p", {}, ...r.about),
       el("h3", {}, "Trump"), list(r.trump),
-      el("h3", {}, "Play"), list(rules.play.concat(preset === "yorkshire" ? rules.decisions.throw_in : [])),
+      el("h3", {}, "Play"), list(rules.play.concat(throwIn)),
       el("h3", {}, "Scoring"), list((r.scoring || rules.scoring).concat([`Jack: ${r.jack}.`])));
     $("rules-panel").dataset.preset = preset;
     show("rules-panel", true);
@@ -976,6 +994,12 @@
       bots = (await api("GET", "/v1/bots")).bots;
     } catch (e) {
       $("setup-error").textContent = `The server did not list its bots: ${e.message}`;
+      show("setup-error", true);
+    }
+    try {
+      for (const p of (await api("GET", "/v1/presets")).presets) presets[p.name] = p;
+    } catch (e) {
+      $("setup-error").textContent = `The server did not list its games: ${e.message}`;
       show("setup-error", true);
     }
     try {
