@@ -73,7 +73,8 @@ def play_point(kept: Path, preset: str, spec: str, matches: int, seed: int, work
         cmd = ["allfours", "eval", "--preset", preset, "--agents", str(kept), spec, "--matches", str(matches),
                "--seed", str(seed), "--workers", str(workers), "--json", str(out), "--no-progress"]
         print("$", " ".join(cmd), flush=True)
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        # this interpreter's allfours, whether or not its venv is on PATH
+        subprocess.run([sys.executable, "-m", "allfours", *cmd[1:]], check=True, stdout=subprocess.DEVNULL)
     return out
 
 

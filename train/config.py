@@ -193,7 +193,7 @@ class TrainConfig:
             raise ValueError(f"config preset {self.preset}: a mini preset is one hand, measured exactly (allfours "
                              f"exploit --method exact --preset {self.preset} --bot <checkpoint>), not by evaluation "
                              "matches: set eval_every_minutes: 0 (configs/mini2.yaml does)")
-        self._validate_opponents(rules.players)
+        self._validate_opponents(rules.players, rules.partnerships)
         if self.engine == "vector":
             if self.privileged_critic:
                 raise ValueError("config engine vector has no privileged critic: use engine: scalar (or auto)")
@@ -220,7 +220,7 @@ class TrainConfig:
     def _values(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True, default=repr)
 
-    def _validate_opponents(self, players: int) -> None:
+    def _validate_opponents(self, players: int, partnerships: bool) -> None:
         """Every key naming agents names real ones, and evaluations fill whole duplicate groups."""
         for key in ("eval_opponents", "scripted_opponents"):
             specs = getattr(self, key)
@@ -233,7 +233,7 @@ class TrainConfig:
         if self.eval_opponents and self.best_metric not in self.eval_opponents:
             raise ValueError(f"config best_metric {self.best_metric!r} is not one of eval_opponents: choose one of "
                              f"{', '.join(self.eval_opponents)}")
-        group = len(seatings(players))
+        group = len(seatings(players, partnerships))
         keys = ["eval_matches"] + (["search_eval_matches"] if self.search_eval_every > 0 else [])
         for key in keys:
             n = getattr(self, key)

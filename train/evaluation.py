@@ -58,7 +58,7 @@ class Evaluation:
         specs = self.specs(self.with_search(evals + 1))
         for spec in specs:
             if spec not in self.match_seconds:
-                self.play(specs=[spec], matches=len(seatings(self.rules.players)))
+                self.play(specs=[spec], matches=len(seatings(self.rules.players, self.rules.partnerships)))
         return sum(self.match_seconds[spec] * self.matches(spec) for spec in specs)
 
     def play(self, with_search: bool = False, specs: list[str] | None = None, matches: int | None = None) -> dict:

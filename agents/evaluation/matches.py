@@ -78,7 +78,7 @@ class Task:
     rules: Rules | None = None
 
 
-def seatings(players: int, partnerships: bool = True) -> list[tuple[int, ...]]:
+def seatings(players: int, partnerships: bool) -> list[tuple[int, ...]]:
     """Seat assignments of a duplicate group: 0 = agent A, 1 = agent B. Two sides: A on each side in turn;
     each for themselves (three players, or four without partnerships: pitch): A in each seat in turn, B in
     the others."""

@@ -274,7 +274,7 @@ class Recorder(Agent):
 
 @pytest.mark.parametrize("preset,options", [("yorkshire", {}), ("seven_up", {}), ("traditional", {"players": 3})])
 def test_duplicate_pairing_replays_the_same_deals(preset, options):
-    tasks = ev.make_tasks([("random", "heuristic")], preset, 2 * len(ev.seatings(3 if options else 2)), seed=5,
+    tasks = ev.make_tasks([("random", "heuristic")], preset, 2 * len(ev.seatings(3 if options else 2, True)), seed=5,
                           options=options)
     by_deal = {}
     for t in tasks:
@@ -305,9 +305,9 @@ def test_an_option_at_the_presets_own_value_keeps_the_deals():
 
 
 def test_seatings_swap_sides_or_rotate():
-    assert ev.seatings(4) == [(0, 1, 0, 1), (1, 0, 1, 0)]
-    assert ev.seatings(2) == [(0, 1), (1, 0)]
-    assert sorted(s.index(0) for s in ev.seatings(3)) == [0, 1, 2]
+    assert ev.seatings(4, True) == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    assert ev.seatings(2, True) == [(0, 1), (1, 0)]
+    assert sorted(s.index(0) for s in ev.seatings(3, True)) == [0, 1, 2]
 
 
 @pytest.mark.slow
@@ -446,7 +446,8 @@ def test_bot_names_pick_the_bot_for_the_player_count():
 def test_an_agent_object_plays_the_row_of_its_spec(preset, options):
     """``evaluate_agent`` (the trainer's evaluation) gives the first row of ``evaluate_pairings`` on
     the spec, the same matches (three players: without the reverse direction's own matches)."""
-    matches = 2 * len(ev.seatings(make_rules(preset, **options).players))
+    rules = make_rules(preset, **options)
+    matches = 2 * len(ev.seatings(rules.players, rules.partnerships))
     kw = dict(preset=preset, matches=matches, seed=4, options=options)
     row = ev.evaluate_agent(HeuristicAgent(), "random", name="mine", **kw)
     want = ev.evaluate_pairings([("heuristic", "random")], workers=1, progress=False, **kw)["results"][0]
@@ -505,7 +506,8 @@ class StopsAtMatch(RandomAgent):
 
 @pytest.mark.parametrize("preset,options", [("seven_up", {}), ("traditional", {"players": 3})])
 def test_an_interrupted_evaluation_keeps_its_whole_duplicate_groups(preset, options):
-    group = len(ev.seatings(make_rules(preset, **options).players))
+    rules = make_rules(preset, **options)
+    group = len(ev.seatings(rules.players, rules.partnerships))
     kw = dict(preset=preset, seed=5, options=options, workers=1, progress=False)
     with pytest.raises(ev.EvaluationInterrupted) as err:
         ev.evaluate_pairings([("mine", "heuristic")], matches=6 * group, agents={"mine": StopsAtMatch(2 * group + 2)},

@@ -144,6 +144,22 @@ def test_three_players_need_whole_rotations():
     assert (cfg.eval_matches, cfg.search_eval_matches) == (399, 9)
 
 
+def test_four_players_each_for_themselves_need_whole_rotations_of_four(tmp_path):
+    """Auction Pitch with four players each for themselves (docs/rules.md section 8) plays each deal four times, once
+    with the learner in each seat: the config's evaluations and the timing of an evaluation's first group alike."""
+    with pytest.raises(ValueError, match="config eval_matches must be a positive multiple of 4 with 4 players"):
+        load_config("pitch", ["rules.players=4", "eval_matches=202"])
+    cfg = load_config("configs/pitch_4p.yaml", [*TINY, "eval_every_minutes=1", "eval_opponents=[random]",
+                                                "best_metric=random", "scripted_opponents=[random]",
+                                                f"runs_dir={tmp_path}"])
+    trainer = Trainer(cfg, tmp_path / "r")
+    try:
+        assert trainer.evaluation.final_seconds(0) > 0  # (2 matches, as for partnerships, was refused)
+        assert set(trainer.evaluation.match_seconds) == {"random"}
+    finally:
+        trainer.close()
+
+
 def test_the_collector_refuses_a_bad_scripted_opponent():
     """No silent fallback: a collector built without the config's check also refuses it."""
     net = PolicyNet(OBS_SIZE, NUM_ACTIONS, [8])
