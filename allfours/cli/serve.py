@@ -21,6 +21,8 @@ from pathlib import Path
 
 import uvicorn
 
+from allfours.agents.spec import AgentSpec
+from allfours.agents.spec.bots import BOTS
 from allfours.serve.app import create_app
 from allfours.serve.core import DEFAULT_BOTS, BotPool, RequestError, shipped_bots
 from allfours.serve.guards import Hosts, host_pattern
@@ -47,6 +49,12 @@ def bot_help() -> str:
 def check_bots(pool: BotPool, preset: str | None) -> str | None:
     """Build every bot once (for ``preset``, or its first preset): an error message, or None."""
     for spec in pool.specs:
+        try:  # a spec that names nothing: said as such, before anything asks which presets it plays
+            parsed = AgentSpec.parse(spec)
+        except ValueError as e:
+            return str(e)
+        if parsed.name == "bot" and parsed.target not in BOTS:
+            return f"unknown bot {parsed.target!r}: choose one of {', '.join(BOTS)}"
         try:
             if preset is not None and preset in pool.presets(spec):
                 pool.get(spec, preset)

@@ -136,7 +136,8 @@ BAD = {
     "serve": [
         (["--port", "0"], "argument --port: must be a TCP port from 1 to 65535"),
         (["--port", "x"], "argument --port: must be a whole number"),
-        (["--bot", "bogus"], "argument --bot:"),
+        (["--bot", "bogus"], "argument --bot: unknown agent 'bogus': choose one of"),
+        (["--bot", "bot:nope"], "argument --bot: unknown bot 'nope': choose one of yorkshire, traditional"),
         (["--max-body-bytes", "0"], "argument --max-body-bytes:"),
         (["--log-level", "loud"], "argument --log-level: invalid choice"),
     ],
