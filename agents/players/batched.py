@@ -74,15 +74,25 @@ class NetworkPlayer(BatchedPlayer):
 
     def __init__(self, agent: NeuralAgent, seed: int | None = None):
         self.net, self.symmetrize, self.greedy = agent.net, agent.symmetrize, agent.greedy
+        self.blunder = agent.blunder  # a level below the top: that share of moves uniformly at random
         self.name = agent.name
         self.gen = torch.Generator().manual_seed(0 if seed is None else seed)
+        self.random = RandomPlayer(seed)
 
     def seed(self, seed: int | None) -> None:
         self.gen.manual_seed(0 if seed is None else seed)
+        self.random.seed(seed)
 
     def actions(self, vec, rows, obs, mask):
         if not len(rows):
             return np.zeros(0, np.int64)
+        acts = self._network_actions(obs, mask)
+        if self.blunder:
+            wander = (self.random.rng.random(len(rows)) < self.blunder) & (mask.sum(1) > 1)
+            acts[wander] = self.random.actions(vec, rows[wander], obs[wander], mask[wander])
+        return acts
+
+    def _network_actions(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         o, m = torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(np.ascontiguousarray(mask))
         with torch.inference_mode():
             logits = self.net.averaged(o, m) if self.symmetrize else self.net(o, m, value=False)[0]

@@ -33,16 +33,20 @@ from ..network import PolicyNet, greedy_actions
 from ..network.checkpoint import load_checkpoint
 from ..spec import AgentSpec, expect_spec
 from ..spec.bots import bot_name
+from ..spec.levels import BLUNDER
 
 
 class NeuralAgent(Agent):
     name = "neural"
 
     def __init__(self, net, *, greedy: bool = True, seed: int | None = None, preset: str | None = None,
-                 meta: dict | None = None, symmetrize: bool = True):
+                 meta: dict | None = None, symmetrize: bool = True, blunder: float = 0.0):
         super().__init__(seed)
         self.net = net.eval()
         self.greedy = greedy
+        # the share of moves played uniformly at random instead of the network's (a level below the top,
+        # allfours.agents.spec.levels); ``policy`` stays the network's
+        self.blunder = float(blunder)
         self.symmetrize = bool(symmetrize)
         self.preset = preset
         self.meta = meta or {}
@@ -70,6 +74,8 @@ class NeuralAgent(Agent):
     def _choose(self, logits: torch.Tensor, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
+        if self.blunder and self.rng.random() < self.blunder:
+            return self.rng.choice(legal)
         if self.greedy:
             return int(greedy_actions(logits[None], torch.from_numpy(self._mask))[0])
         probs = torch.softmax(logits, -1)[legal].tolist()
@@ -143,10 +149,16 @@ def load_network(spec: AgentSpec, *, players: int | None = None, game: str | Non
     if sym is not None or symmetrize is not None:
         kw["symmetrize"] = bool(sym) if sym is not None else symmetrize
     if spec.name == "bot":
-        return load_bot(spec.target, players=players, **({"game": game} if game is not None else {}), **kw)
-    if not os.path.exists(spec.target):
+        agent = load_bot(spec.target, players=players, **({"game": game} if game is not None else {}), **kw)
+    elif not os.path.exists(spec.target):
         raise ValueError(f"{what} {spec.target!r} not found")
-    return load_agent(spec.target, **kw)
+    else:
+        agent = load_agent(spec.target, **kw)
+    level = spec.get("level")
+    if level is not None:
+        agent.blunder = BLUNDER[level]
+        agent.name = f"{agent.name}:level={level}"
+    return agent
 
 
 def checkpoint_path(spec: str | AgentSpec) -> Path:

@@ -45,6 +45,7 @@ from typing import Any
 from allfours_env.rules import MINI_PRESETS
 
 from .bots import BOTS
+from .levels import TOP, check_level
 
 # Option kinds besides int, float and str.
 PLAYOUT = "playout"  # a nested spec: heuristic or a network
@@ -70,7 +71,8 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "br": {"target": TARGET, "worlds": int, "candidates": int, "continuation": str, "depth": int, "value": str,
            "seed": int},
 }
-NETWORK_OPTIONS = {"sym": SYM}  # of bot:<name> and a checkpoint
+LEVEL = "level"  # 1 to 5 (levels.WORDS)
+NETWORK_OPTIONS = {"sym": SYM, "level": LEVEL}  # of bot:<name> and a checkpoint
 
 # The research players (allfours.agents.lab): their grammar (lab.grammar: name -> {option: kind}, shorthands) and
 # builders stay in the lab, loaded by name only when an experimental spec is parsed or built.
@@ -334,20 +336,23 @@ def _format(kind, value) -> str:
 
 
 def _network_options(text: str, head: str, tail: str) -> tuple:
-    """The ``sym=0``/``sym=1`` suffix of a bot or checkpoint spec."""
-    items = []
+    """The ``sym=0``/``sym=1`` and ``level=1..5`` suffix of a bot or checkpoint spec, in that order."""
+    given = {}
     if not tail.strip():
         return ()
     for item in tail.split(","):
         key, eq, value = (x.strip() for x in item.partition("="))
-        if key != "sym" or not eq:
-            raise ValueError(f"bad option {item.strip()!r} in {text!r}: a bot or checkpoint takes only sym=0 or sym=1")
-        if value not in ("0", "1"):
+        if key not in NETWORK_OPTIONS or not eq:
+            raise ValueError(f"bad option {item.strip()!r} in {text!r}: a bot or checkpoint takes only sym=0 or sym=1 "
+                             f"and level=1 to {TOP}")
+        if key in given:
+            raise ValueError(f"option {key} is given twice in {text!r}")
+        if key == "sym" and value not in ("0", "1"):
             raise ValueError(f"option sym of {head!r} must be 0 or 1, got {value!r}")
-        if items:
-            raise ValueError(f"option sym is given twice in {text!r}")
-        items.append(("sym", int(value)))
-    return tuple(items)
+        if key == "level":
+            check_level(int(value) if value.isdigit() else value, f"option level of {head!r}")
+        given[key] = int(value)
+    return tuple((k, given[k]) for k in NETWORK_OPTIONS if k in given)
 
 
 def _is_checkpoint(path: str) -> bool:

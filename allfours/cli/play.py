@@ -1,19 +1,23 @@
-"""``allfours play``: a person plays a whole match in the terminal against the bots."""
+"""``allfours play``: a person plays a whole match in the terminal against the bots, at a level (``--level``) if
+they are networks, and may ask for a hint (``hint`` at the move prompt: ``play_hint``)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
-from allfours.agents.players.human import SUIT_NAMES, HumanAgent, QuitGame, bid_words, call_words
+from allfours.agents.players.human import SUIT_NAMES, QuitGame, bid_words, call_words
 from allfours.agents.registry import make_agent
 from allfours.agents.spec import AgentSpec
 from allfours.agents.spec.bots import BOTS
+from allfours.agents.spec.levels import TOP, WORDS, check_level
 from allfours_env import GameState, action_name
 from allfours_env.cards import BID_NAMES, BID_VALUE, BIDS, JACK, SUITS, card_code
 from allfours_env.scoring import high_low_jack
 
 from .common import Parser, UsageError, fail, nonnegative_int, seed
+from .play_hint import Hinter, HintingHuman
 from .rule_args import add_rule_arguments, rules_from_args
 
 TRUMP_HOW = {
@@ -103,14 +107,14 @@ def make_bots(rules, human_seat: int, spec: str | AgentSpec, seed: int | None) -
 def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None, stdout=None) -> int:
     """Play one match at the terminal; 0 when it was played out or the person quit, 1 if input ended."""
     out = stdout or sys.stdout
-    human = HumanAgent(stdin=stdin, stdout=out)
+    human = HintingHuman(Hinter(rules), stdin=stdin, stdout=out)
     agents = {**bots, human_seat: human}
     state = GameState.new(rules, seed=seed)
     side = state.side(human_seat)
     partner = [s for s in range(rules.players) if s != human_seat and state.side(s) == side]
     with_partner = f", partnered with player_{partner[0]}." if partner else "."
     human.say(f"All Fours, {rules.preset}, {rules.players} players, first to {rules.target}. "
-              f"You are player_{human_seat}{with_partner} Type 'help' for help.\n"
+              f"You are player_{human_seat}{with_partner} Type 'help' for help, 'hint' for the bot's move.\n"
               f"{auction_how(rules) if rules.auction else TRUMP_HOW[rules.turnup]}")
     hands_seen = state.hand_no
     try:
@@ -149,14 +153,44 @@ def default_bot(rules) -> str:
     return f"bot:{rules.preset}"
 
 
+def level(text: str) -> int:
+    """``--level``: a level from 1 to 5 (``allfours.agents.spec.levels``), else one line naming them."""
+    try:
+        return check_level(int(text) if text.strip().isdigit() else text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a level from 1 to {TOP} ("
+                                         f"{', '.join(f'{k} {w}' for k, w in WORDS.items())}), got {text!r}") from None
+
+
+def at_level(spec: AgentSpec, n: int | None, asked: str, rules) -> AgentSpec:
+    """``spec`` played at level ``n`` (None: as it is); ValueError, one line, for a bot that has no levels (``asked``:
+    the --bot given)."""
+    if n is None:
+        return spec
+    if not spec.is_network and asked == "bot":
+        raise ValueError(f"no shipped bot plays {rules.preset} with {rules.players} players, so the bots are "
+                         f"{spec.label!r}, which has no levels: leave --level out")
+    if not spec.is_network:
+        raise ValueError(f"only a network bot (bot:<name> or a checkpoint) plays at a level, and {spec.label!r} "
+                         "is none: leave --level out, or give --bot bot")
+    if spec.get("level") is not None:
+        raise ValueError(f"--bot {spec.label!r} names its level already: give the level once")
+    return AgentSpec(spec.name, spec.target, (*spec.items, ("level", n)))
+
+
 def main(argv: list[str] | None = None) -> int:
     prog = "allfours play"
-    p = Parser(prog=prog, description="Play All Fours in the terminal against bots.")
+    p = Parser(prog=prog, description="Play All Fours in the terminal against bots. At the move prompt, 'hint' "
+               "shows the move the table's shipped bot would play, its probability and the rule behind the decision.")
     add_rule_arguments(p, auction=True)
     p.add_argument("--seat", type=nonnegative_int, default=0, help="your seat (0 = first in play order)")
     p.add_argument("--bot", default="bot", metavar="AGENT", help="opponents and partner: 'bot' (the shipped bot for "
                    f"the preset; {NO_BOT_YET} in pitch with 3 or 4 players, which has none), 'search', 'heuristic', "
                    "'random' or any agent spec (docs/agents.md)")
+    p.add_argument("--level", type=level, default=None, metavar="N",
+                   help=f"the bots' level, 1 to {TOP} ({', '.join(f'{k} {w}' for k, w in WORDS.items())}; {TOP} is "
+                   "the full bot): network bots only, so a --bot that is no network ('search', 'heuristic', "
+                   "'random', or 'bot' in pitch with 3 or 4 players) refuses it (docs/agents.md, \"Levels\")")
     p.add_argument("--seed", type=seed, default=None, help="seed for a reproducible match")
     args = p.parse_args(argv)
     try:  # each argument checked on its own, and named when it is wrong
@@ -167,6 +201,13 @@ def main(argv: list[str] | None = None) -> int:
         return fail(prog, f"argument --seat: must be a seat from 0 to {rules.players - 1}, got {args.seat}")
     try:
         spec = AgentSpec.parse(default_bot(rules) if args.bot == "bot" else args.bot)
+    except ValueError as e:
+        return fail(prog, f"argument --bot: {e}")
+    try:
+        spec = at_level(spec, args.level, args.bot, rules)
+    except ValueError as e:
+        return fail(prog, f"argument --level: {e}")
+    try:
         bots = make_bots(rules, args.seat, spec, args.seed)
     except ValueError as e:
         return fail(prog, f"argument --bot: {e}")

@@ -2,10 +2,10 @@
 
     POST /v1/act     one seat's view of a hand in progress -> the bot's action (stateless)
     GET  /v1/health  liveness, package and observation-encoding versions, bots on offer
-    GET  /v1/bots    the bots on offer with their model cards
+    GET  /v1/bots    the bots on offer with their model cards, and the levels of each network among them
     GET  /v1/presets the presets a hosted match may name, with what a frontend needs of each (from the table)
     POST /v1/matches, GET /v1/matches/{id}, POST /v1/matches/{id}/moves, POST /v1/matches/{id}/join,
-    DELETE /v1/matches/{id}
+    DELETE /v1/matches/{id}, GET /v1/matches/{id}/hint (the table's shipped bot's move for the seat to move)
                      hosted matches (``hosted.MatchStore``): the server keeps the game, bots move on it;
                      with ``db`` (``store.MatchDB``) they survive a restart
     GET  /play       a web page to play a hosted match against the bots (``static/``)
@@ -56,6 +56,7 @@ from .models import (
     CreateMatchResponse,
     ErrorResponse,
     HealthResponse,
+    HintResponse,
     JoinRequest,
     JoinResponse,
     MatchResponse,
@@ -146,7 +147,7 @@ def _card_or_error(pool: BotPool, spec: str) -> dict:
         return pool.card(spec)
     except RequestError as e:  # a bot that cannot be built is listed as such, the others still are
         return {"name": spec, "version": "", "kind": "unavailable", "has_policy": False, "presets": [],
-                "description": e.message, "model_card": None}
+                "description": e.message, "model_card": None, "levels": []}
 
 
 def _preset_card(preset: str) -> dict:
@@ -162,7 +163,8 @@ def _preset_card(preset: str) -> dict:
 def _match_errors(*statuses: int, body: bool = False) -> dict:
     what = {403: "a wrong or missing seat token (or join code)", 404: "no such match (never created, deleted, "
                                                                        "or expired)",
-            409: "not this seat's turn, the match is over, expect_seq is stale, or (join) the seat is taken",
+            409: "not this seat's turn, the match is over, expect_seq is stale, (join) the seat is taken, or (hint) "
+                 "the table has no hint bot",
             422: "a malformed request, an illegal move (the error names the legal ones) or a bot not on offer",
             429: "too many requests, or the server hosts as many matches as it may",
             503: "the server could not save the change in its match file: nothing changed, try again"}
@@ -198,7 +200,7 @@ def _create_match_schema(generated: dict, pool: BotPool) -> dict:
             options["properties"]["players"] = {"type": "integer", "const": players}
             if "partnerships" in options["properties"] and players != 4:  # partnerships are four players'
                 options["properties"]["partnerships"] = {"const": False}
-            bots = [spec for spec in pool.specs if spec != HUMAN and _plays(pool, spec, preset, players)]
+            bots = [spec for spec in pool.all_specs() if spec != HUMAN and _plays(pool, spec, preset, players)]
             seats = {"type": "array", "minItems": players, "maxItems": players, "items": {"enum": [HUMAN, *bots]},
                      "contains": {"const": HUMAN}, "description": generated["properties"]["seats"]["description"]}
             branch = {"type": "object", "title": f"{preset}, {players} players", "additionalProperties": False,
@@ -244,14 +246,15 @@ def _describe(schema: dict, pool: BotPool) -> dict:
     _int_bounds(schema)
     components = schema["components"]["schemas"]
     act = components["ActRequest"]["properties"]
-    act["bot"]["anyOf"] = [{"type": "string", "enum": list(pool.specs)}, {"type": "null"}]
+    act["bot"]["anyOf"] = [{"type": "string", "enum": pool.all_specs()}, {"type": "null"}]
     components["CreateMatchRequest"] = _create_match_schema(components["CreateMatchRequest"], pool)
     paths = schema["paths"]
     match = "/v1/matches/{match_id}"
     ops = {"GetMatch": paths[match]["get"], "MoveInMatch": paths[match + "/moves"]["post"],
-           "DeleteMatch": paths[match]["delete"]}
+           "DeleteMatch": paths[match]["delete"], "HintForTheSeat": paths[match + "/hint"]["get"]}
     what = {"GetMatch": "the first human seat's view of the new match",
-            "MoveInMatch": "a move of the first human seat", "DeleteMatch": "end the new match"}
+            "MoveInMatch": "a move of the first human seat", "DeleteMatch": "end the new match",
+            "HintForTheSeat": "the hint bot's move for the first human seat (when it is to move)"}
     links = {name: {"operationId": op["operationId"], "description": what[name],
                     "parameters": {"path.match_id": "$response.body#/match_id",
                                    "header.authorization": "Bearer {$response.body#/tokens/0/token}"}}
@@ -352,7 +355,8 @@ def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
     def health() -> dict:
         return {"status": "ok", "version": __version__, "encoding_version": ENCODING_VERSION, "bots": pool.specs}
 
-    @app.get("/v1/bots", response_model=BotsResponse, summary="The bots on offer, with their model cards")
+    @app.get("/v1/bots", response_model=BotsResponse,
+             summary="The bots on offer, with their model cards and the levels of each network bot")
     def bots_() -> dict:
         return {"default": pool.default, "bots": [_card_or_error(pool, s) for s in pool.specs]}
 
@@ -390,6 +394,18 @@ def create_app(bots: list[str] | None = None, pool: BotPool | None = None,
              authorization: str | None = auth_header) -> dict:
         return matches.move(match_id, _bearer(authorization), body.action, body.since, body.expect_seq,
                             client=_client(request))
+
+    @app.get("/v1/matches/{match_id}/hint", response_model=HintResponse,
+             responses=_match_errors(403, 404, 409, 422, 429, 503),
+             summary="What the table's shipped bot would play for the seat to move: its move and probability",
+             description="A hint for the seat whose token this is, when it is to move: the move the hint bot (the "
+                         "match's hint_bot: the preset's shipped bot for the table's player count, at full "
+                         "strength) plays in the seat's position, and the network's probability of it. The bot is "
+                         "asked about the seat's view alone, as POST /v1/act answers it, so a hint reveals nothing "
+                         "the seat may not see. 409: not the seat's turn, the match is over, or the table has no "
+                         "hint bot (hint_bot null).")
+    def hint(request: Request, match_id: str = match_id_param, authorization: str | None = auth_header) -> dict:
+        return matches.hint(match_id, _bearer(authorization), client=_client(request))
 
     @app.post("/v1/matches/{match_id}/join", response_model=JoinResponse,
               responses=_match_errors(403, 404, 409, 422, 429, 503, body=True),

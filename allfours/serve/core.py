@@ -2,10 +2,11 @@
 
 ``BotPool`` holds the bots a server offers (agent specs, each parsed once into an
 ``allfours.agents.spec.AgentSpec`` for ``allfours.agents.registry.make_agent``). A request may only name one of
-them,
-by the text it was offered as: a client never makes the server load a file of its choosing. Each
-bot is built once per preset and used under a lock, reseeded for every request, so the same
-request always gets the same answer.
+them, by the text it was offered as, or a level of a network bot among them (``bot:seven_up:level=2`` where
+``bot:seven_up`` is offered; ``allfours.agents.spec.levels``): a client never makes the server load a file of its
+choosing. Each bot is built once per preset and used under a lock, reseeded for every request, so the same
+request always gets the same answer. ``hint_spec`` names the bot a hosted table's hints ask: the preset's
+shipped bot for its player count, where the server offers it.
 
 ``answer(body, pool)`` validates the body (``ActRequest``), rebuilds the game on the engine
 (``allfours_env.replay``), asks the bot, and returns the answer as a dict. Every problem with the
@@ -25,6 +26,7 @@ from allfours.agents.network.model_card import model_card
 from allfours.agents.registry import make_agent, plays
 from allfours.agents.spec import AgentSpec
 from allfours.agents.spec.bots import BOTS
+from allfours.agents.spec.levels import WORDS
 from allfours_env import PRESETS, __version__, action_name
 from allfours_env.replay import ViewError, state_from_request
 from allfours_env.rules import ALL_PRESETS, PLAYED_PRESETS
@@ -112,9 +114,59 @@ class BotPool:
         self._cards: dict[str, dict] = {}
 
     def spec(self, name: str) -> AgentSpec | None:
-        """The parsed spec of the bot offered as ``name`` (None if it is no spec, or not on offer)."""
-        parsed = self._parsed.get(name)
+        """The parsed spec of the bot offered as ``name``, or of a level of one (None if it is no spec, or not on
+        offer)."""
+        try:
+            parsed = self.resolve(name)[1]
+        except RequestError:
+            return None
         return parsed if isinstance(parsed, AgentSpec) else None
+
+    def resolve(self, spec: str) -> tuple[str, AgentSpec | ValueError]:
+        """(its key, its parsed spec) of a bot a request may name: one on offer, by the text it was offered as, or a
+        level of a network bot on offer (keyed by its canonical text, so that a client cannot grow the cache);
+        else RequestError 422, one line."""
+        if spec in self._parsed:
+            return spec, self._parsed[spec]
+        if "level" not in spec.lower():
+            raise self._not_on_offer(spec)
+        try:
+            parsed = AgentSpec.parse(spec)
+        except ValueError as e:  # a bad level of a bot, or no spec at all
+            raise RequestError(422, "unknown_bot", f"bot {spec!r} is not on offer here: {e}") from None
+        base = AgentSpec(parsed.name, parsed.target, tuple(kv for kv in parsed.items if kv[0] != "level"))
+        if not parsed.is_network or parsed.get("level") is None or not any(
+                self._parsed[s] == base for s in self.specs):
+            levelled = [s for s in self.specs if self.levels(s)]
+            raise RequestError(422, "unknown_bot", f"bot {spec!r} is not on offer here: a level is of a network bot "
+                                                   f"on offer, {' or '.join(levelled) or 'and this server offers none'}"
+                                                   " (GET /v1/bots)")
+        return str(parsed), parsed
+
+    def _not_on_offer(self, spec: str) -> RequestError:
+        return RequestError(422, "unknown_bot", f"bot {spec!r} is not on offer here: choose one of {self.specs}"
+                                                " (GET /v1/bots)")
+
+    def levels(self, spec: str) -> list[dict]:
+        """The levels of the bot offered as ``spec`` (a network without a level of its own; else none): each with
+        its number, its word and the spec that names it (``allfours.agents.spec.levels``)."""
+        parsed = self._parsed.get(spec)
+        if not isinstance(parsed, AgentSpec) or not parsed.is_network or parsed.get("level") is not None:
+            return []
+        return [{"level": n, "word": word, "spec": str(AgentSpec(parsed.name, parsed.target,
+                                                                 (*parsed.items, ("level", n))))}
+                for n, word in WORDS.items()]
+
+    def all_specs(self) -> list[str]:
+        """Every text a request may name: the bots on offer, then the levels of each network among them."""
+        return [*self.specs, *(level["spec"] for s in self.specs for level in self.levels(s))]
+
+    def hint_spec(self, preset: str, players: int) -> str | None:
+        """The bot a hosted table's hint asks: the shipped bot of ``preset`` for ``players`` (``bot:<name>``, at
+        its full strength), where this server offers it; else None."""
+        names = [name for name, table in BOTS.items() if table == (preset, players)]
+        return next((s for s in self.specs if isinstance(self._parsed[s], AgentSpec) and self._parsed[s].name == "bot"
+                     and self._parsed[s].target in names and not self._parsed[s].items), None)
 
     @property
     def default(self) -> str:
@@ -122,17 +174,14 @@ class BotPool:
 
     def get(self, spec: str, preset: str, players: int | None = None):
         """(agent, lock) for ``spec`` playing ``preset``; RequestError if not on offer or not for this preset."""
-        if spec not in self.specs:
-            raise RequestError(422, "unknown_bot", f"bot {spec!r} is not on offer here: choose one of {self.specs}"
-                                                   " (GET /v1/bots)")
-        parsed = self._parsed[spec]
+        key, parsed = self.resolve(spec)
         if isinstance(parsed, ValueError):
             raise RequestError(422, "bot_unavailable", f"bot {spec!r} cannot play preset {preset!r}: {parsed}")
         # A composite spec (search:playout=bot:traditional) is built for the table's player count; a
         # bare bot:NAME is the one bot its card shows whatever the table (refused below at another count).
         table = (None if parsed.name == "bot" or preset not in ALL_PRESETS
                  else players or ALL_PRESETS[preset].players)
-        key = (spec, preset, table)
+        key = (key, preset, table)
         with self._lock:
             entry = self._agents.get(key)
             if entry is None:
@@ -185,7 +234,7 @@ class BotPool:
                 else "search" if name == "search" else "random" if name == "random" else "scripted")
         has_policy = type(agent).policy is not Agent.policy
         out = {"name": spec, "version": bot_version(agent), "kind": kind, "has_policy": has_policy,
-               "presets": presets, "description": _first_paragraph(type(agent).__doc__)
+               "presets": presets, "levels": self.levels(spec), "description": _first_paragraph(type(agent).__doc__)
                or _first_paragraph(getattr(sys.modules.get(type(agent).__module__), "__doc__", None)),
                "model_card": card if isinstance(card, dict) else None}
         self._cards[spec] = out

@@ -8,7 +8,9 @@ rules, who sits where (a person, ``"human"``, or a bot from the ``BotPool``) and
 seat gets a secret token; everything a seat reads or does needs it. The server keeps only the tokens' hashes.
 Each human seat also gets a join code, for a join link: a friend exchanges it (``join``) for a new token of
 that seat. A seat is *taken* by the first use of its token or of its join code; a taken seat's code is refused.
-After every move the bots move on the server until a person is to move or the match is over.
+After every move the bots move on the server until a person is to move or the match is over. A seat may ask
+for a hint (``hint``): what the table's shipped bot would play in its position, worked out from the seat's view
+alone, as ``POST /v1/act`` answers it.
 
 Every answer carries the events since the caller's last one (each card played, tricks won, turn-ups,
 decisions, hand results), so a frontend can animate them: the engine's own, recorded by the match's
@@ -36,7 +38,7 @@ from dataclasses import dataclass
 
 from allfours_env import GameState, action_name, make_rules, parse_action, seat_view
 
-from .core import BotPool, RequestError
+from .core import BotPool, RequestError, answer
 from .models import not_a_move
 from .store import FileGone, MatchDB, digest
 
@@ -240,7 +242,34 @@ class MatchStore:
     def view(self, match_id: str, token: str | None, since: int = 0, client: str = "") -> dict:
         match = self._get(match_id, token, client)
         with match.lock:
-            return _answer(match, self._seat(match, token), since)
+            return _answer(match, self._seat(match, token), since, self._hint_bot(match))
+
+    def hint(self, match_id: str, token: str | None, client: str = "") -> dict:
+        """What the table's hint bot (``BotPool.hint_spec``) would play for the seat to move: its move and the
+        network's probability of it. The bot is asked about the seat's view (``seat_view``, rebuilt on the engine
+        as POST /v1/act rebuilds it), so the hint knows nothing the seat does not; 409 if the seat is not to move
+        or the table has no hint bot."""
+        match = self._get(match_id, token, client)
+        with match.lock:
+            seat, state = self._seat(match, token), match.state
+            if state.done:
+                raise RequestError(409, "match_over", "the match is over: nothing more to play")
+            if state.current != seat:
+                raise RequestError(409, "not_your_turn", f"it is seat {state.current}'s turn, not seat {seat}'s: a "
+                                                         "hint is for the seat to move")
+            bot = self._hint_bot(match)
+            if bot is None:
+                raise RequestError(409, "no_hint_bot", f"no hints at this table: no shipped bot plays "
+                                                       f"{state.rules.preset} with {state.rules.players} players on "
+                                                       "this server (GET /v1/bots)")
+            view, seq = seat_view(state, seat), match.seq
+        got = answer({**view, "bot": bot, "want_policy": True}, self.pool)
+        return {"match_id": match.id, "seat": seat, "seq": seq, "action": got["action"],
+                "probability": got["probabilities"][got["action"]], "probabilities": got["probabilities"],
+                "legal_actions": got["legal_actions"], "bot": got["bot"]}
+
+    def _hint_bot(self, match: Match) -> str | None:
+        return self.pool.hint_spec(match.state.rules.preset, match.state.rules.players)
 
     def move(self, match_id: str, token: str | None, action: str, since: int | None = None,
              expect_seq: int | None = None, client: str = "") -> dict:
@@ -272,7 +301,7 @@ class MatchStore:
             self._bots_move(match)
             self._save_moves(match, done)
             match.last_move = self.clock()
-            return _answer(match, seat, start)
+            return _answer(match, seat, start, self._hint_bot(match))
 
     def delete(self, match_id: str, token: str | None, client: str = "") -> None:
         """End a match: out of the file first (503 and no change if that fails), then out of memory."""
@@ -503,12 +532,12 @@ def _seats(match: Match) -> list[dict]:
     return [{"seat": s, "player": p, "taken": p != HUMAN or s in match.taken} for s, p in enumerate(match.seats)]
 
 
-def _answer(match: Match, seat: int, since: int) -> dict:
+def _answer(match: Match, seat: int, since: int, hint_bot: str | None) -> dict:
     state = match.state
     view = seat_view(state, seat)
     return {"match_id": match.id, "seat": seat, "seats": _seats(match), "seq": match.seq,
             "events": match.since(since), "your_turn": view["to_move"] == seat, "view": view,
-            "refusals": _refusals(state, seat, view), "results": list(match.results)}
+            "refusals": _refusals(state, seat, view), "results": list(match.results), "hint_bot": hint_bot}
 
 
 def _refusals(state: GameState, seat: int, view: dict) -> dict[str, str]:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from allfours.agents.spec.levels import TOP, WORDS
 from allfours_env.cards import BID_NAMES, NUM_ACTIONS
 from allfours_env.engine import PHASE_NAMES
 from allfours_env.replay import MAX_DECISIONS, MAX_TRICKS
@@ -239,6 +240,17 @@ class ErrorResponse(BaseModel):
     id: str | int | None = None
 
 
+class BotLevel(BaseModel):
+    """One level of a network bot (docs/agents.md, "Levels"): below the top, it plays a share of its moves at random
+    instead of the network's."""
+
+    level: int = Field(ge=1, le=TOP, description=f"1 (the weakest) to {TOP} (the full bot)")
+    word: str = Field(description="the level in words, for a person: "
+                      + ", ".join(f"{k} {w}" for k, w in WORDS.items()))
+    spec: str = Field(description="what a hosted match's seat, or POST /v1/act's 'bot', names to play this level, "
+                                  "e.g. 'bot:seven_up:level=2'")
+
+
 class BotCard(BaseModel):
     name: str
     version: str
@@ -247,6 +259,8 @@ class BotCard(BaseModel):
     presets: list[str]
     description: str
     model_card: dict[str, Any] | None = None
+    levels: list[BotLevel] = Field(default_factory=list, description="the levels of a network bot, weakest first "
+                                   f"(the last, {TOP}, is the bot itself); empty for the other bots")
 
 
 class BotsResponse(BaseModel):
@@ -442,3 +456,20 @@ class MatchResponse(BaseModel):
                                                  "engine's reason in one sentence (GameState.why_illegal), for a "
                                                  "frontend to show as it is")
     results: list[dict[str, Any]] = Field(description="every finished hand: the hand_result events' fields")
+    hint_bot: str | None = Field(None, description="the bot GET /v1/matches/{id}/hint asks for this table (the "
+                                 "preset's shipped bot for its player count, where the server offers it), or null: "
+                                 "this table has no hints")
+
+
+class HintResponse(BaseModel):
+    """What the table's hint bot would play in the seat's position: the seat's view only, as POST /v1/act
+    answers it (docs/protocol.md, "Hints")."""
+
+    match_id: str
+    seat: int = Field(description="the seat the token belongs to, the seat to move")
+    seq: int = Field(description="the number of the latest event: the position the hint is for")
+    action: str = Field(description="the bot's move: a card code, a decision word or a call, as a move takes it")
+    probability: float = Field(gt=0, le=1, description="the network's probability of that move (its policy)")
+    probabilities: dict[str, float] = Field(description="the network's probability of each legal move")
+    legal_actions: list[str]
+    bot: BotInfo

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 import re
 import subprocess
 import sys
@@ -11,8 +12,10 @@ import pytest
 
 from allfours.agents.base import Agent
 from allfours.agents.players.human import parse_entry
+from allfours.agents.registry import make_agent
 from allfours.cli.play import hand_summary, play_match
-from allfours_env import GameState, make_rules
+from allfours.cli.play_hint import Hinter, rule_words
+from allfours_env import GameState, action_name, make_rules, seat_view
 from allfours_env.cards import BEG, BIDS, PASS, SMUDGE, STAND
 
 
@@ -214,3 +217,71 @@ def test_parse_entry_accepts_numbers_codes_and_words_and_explains_bad_ones():
     assert parse_entry("pass", calls) == parse_entry("p", calls) == PASS and parse_entry("smudge", calls) == SMUDGE
     assert parse_entry("1", calls).startswith("You may not bid 1;")
     assert parse_entry("5", calls) == "Bad entry '5': type a bid from 2 to 4, 'pass' or 'smudge'."
+
+
+@pytest.mark.subprocess
+def test_the_bots_play_at_the_level_asked_and_a_hint_names_the_shipped_bots_move():
+    """``--level 2``: the shipped bot plays at level 2 (docs/agents.md, "Levels"); ``hint`` at the move prompt
+    names the shipped bot's move with its probability and the rule behind the decision (rules.json's words)."""
+    proc = run_play(["--preset", "seven_up", "--level", "2", "--seed", "3"], "hint\n" + "1\n" * 2000)
+    out = proc.stdout
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Traceback" not in out + proc.stderr and "wins the match" in out
+    assert re.search(r"player_1 \(bot:seven_up:level=2\): ", out)
+    assert "Type 'help' for help, 'hint' for the bot's move." in out
+    # the first position: the eldest stands or begs; the hint comes before the move, and the prompt again
+    hint = re.search(r"Your move: (Hint: .*)\nYour move: You play (\w+)\n", out)
+    assert hint, out[:2000]
+    assert re.fullmatch(r"Hint: bot:seven_up would play (STAND|BEG) \(probability \d+%\)\. The eldest chooses STAND "
+                        r"\(the turn-up's suit is trump; play starts\) or BEG\.", hint[1]), hint[1]
+
+
+@pytest.mark.subprocess
+def test_a_bad_level_or_a_level_for_a_bot_without_levels_is_one_usage_line():
+    for args, msg in [(["--level", "7"], "argument --level: must be a level from 1 to 5 (1 Beginner, 2 Casual, 3 Club, "
+                                         "4 Strong, 5 Expert), got '7'"),
+                      (["--level", "two"], "argument --level: must be a level from 1 to 5"),
+                      (["--level", "2", "--bot", "heuristic"], "argument --level: only a network bot (bot:<name> or a "
+                       "checkpoint) plays at a level, and 'heuristic' is none: leave --level out, or give --bot bot"),
+                      (["--level", "2", "--preset", "pitch", "--players", "3"], "argument --level: no shipped bot "
+                       "plays pitch with 3 players, so the bots are 'search', which has no levels: leave --level out"),
+                      (["--level", "2", "--preset", "seven_up", "--bot", "bot:seven_up:level=3"], "argument --level: "
+                       "--bot 'bot:seven_up:level=3' names its level already: give the level once")]:
+        proc = run_play(args, "")
+        assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert msg in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, (args, proc.stderr)
+
+
+def test_every_hint_is_the_shipped_bots_move_from_the_seats_view():
+    """The terminal's hint, position by position through the start of a Seven Up match: the shipped bot's own move
+    (asked about the real game) with the network's probability of it, in (0, 1]; the line names it, with the rule."""
+    rules = make_rules("seven_up")
+    hinter, shipped = Hinter(rules), make_agent("bot:seven_up", preset="seven_up", players=2)
+    state, rng, hints = GameState.new(rules, seed=7), random.Random(7), 0
+    while not state.done and hints < 12:  # the first hand and more: decisions, leads and follows
+        seat = state.current_player
+        if seat == 0:
+            action, p = hinter.hint(state, 0)
+            assert action in state.legal_actions() and action == shipped(state, 0) and 0 < p <= 1
+            words = rule_words(seat_view(state, 0), action_name(action))
+            assert words and hinter.line(state, 0) == (f"Hint: bot:seven_up would play {action_name(action)} "
+                                                       f"(probability {p:.0%}). {' '.join(words)}")
+            hints += 1
+        state.apply(rng.choice(state.legal_actions()))
+    assert hints == 12
+
+
+def test_a_table_without_a_shipped_bot_has_no_hint():
+    rules = make_rules("pitch", players=3)
+    state = GameState.new(rules, seed=1)
+    assert Hinter(rules).line(state, state.current_player) == ("No hint here: no shipped bot plays pitch with 3 "
+                                                               "players (docs/agents.md).")
+
+
+def test_hint_typed_at_the_prompt_is_answered_and_the_prompt_comes_again():
+    rules = make_rules("pitch", players=3)
+    bots = {1: Caller(), 2: Caller()}
+    out = io.StringIO()
+    assert play_match(rules, 0, bots, 4, stdin=io.StringIO("hint\nquit\n"), stdout=out) == 0
+    assert "Your move: No hint here: no shipped bot plays pitch with 3 players (docs/agents.md).\nYour move: \n" \
+           "Game abandoned (quit)." in out.getvalue()

@@ -1,5 +1,6 @@
 """The play page (GET /play) in a real browser: headless Chromium plays a whole Yorkshire match by clicking,
-a reload picks a match up again, the hand summaries add up, and leaving asks first.
+a reload picks a match up again, the hand summaries add up, leaving asks first, a bot seat takes a level and a
+hint names the shipped bot's move with the rule behind it.
 
 What the tests look at is what the browser displays (``is_displayed``, ``checkVisibility``), not attributes.
 
@@ -28,10 +29,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.selenium_manager import SeleniumManager
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from allfours.agents.registry import make_agent
+from allfours.cli.play_hint import rule_key, rule_words
 from allfours.serve import hosted
 from allfours.serve.app import create_app
 from allfours.serve.store import MatchDB
-from allfours_env import GameState, make_rules, parse_action
+from allfours_env import GameState, make_rules, parse_action, seat_view
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 pytestmark = [pytest.mark.browser,
@@ -698,3 +701,72 @@ def test_the_docs_page_renders_the_servers_description_under_its_content_securit
         assert status[0].text.strip().startswith("200")  # the answer of the server itself
         blocked = [e["message"] for e in browser.get_log("browser") if "Content Security Policy" in e["message"]]
         assert not blocked, blocked
+
+
+def the_state(app, match_id: str) -> GameState:
+    """The match as the server holds it, rebuilt from its seed and actions (the server's own record)."""
+    record = app.state.matches.record(match_id)
+    state = GameState.new(record["preset"], seed=record["seed"])
+    for seat, action in record["actions"]:
+        assert state.current == seat
+        state.apply(parse_action(action))
+    return state
+
+
+def test_a_bot_seat_at_a_level_and_a_hint_with_the_rule_behind_it(browser):
+    """Levels and hints for frontends (docs/protocol.md, "Levels", "Hints"): the setup offers a level beside a
+    network bot only, in the server's words, the top level by default; the seat names the level's spec. "Hint"
+    names the shipped bot's move in the position, legal, with the rule sentence the page shows for it (the
+    twin of play_hint.rule_words, the terminal's)."""
+    app = create_app(["bot:seven_up", "heuristic"])
+    shipped = make_agent("bot:seven_up", preset="seven_up", players=2)
+    with _serving(app) as base:
+        browser.get(f"{base}/play?delay=0")
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+        Select(browser.find_element(By.ID, "preset")).select_by_value("seven_up")
+        bot, level_row = Select(browser.find_element(By.ID, "seat-1")), browser.find_element(By.ID, "level-row-1")
+        level = Select(browser.find_element(By.ID, "level-1"))
+        assert not level_row.is_displayed()  # the heuristic, kept from Yorkshire's choices: no levels
+        bot.select_by_value("bot:seven_up")
+        assert level_row.is_displayed()
+        assert [o.text for o in level.options] == ["1: Beginner", "2: Casual", "3: Club", "4: Strong", "5: Expert"]
+        assert level.first_selected_option.get_attribute("value") == "bot:seven_up:level=5"  # the full bot
+        bot.select_by_value("heuristic")
+        assert not level_row.is_displayed()  # no levels for a bot that is no network
+        bot.select_by_value("bot:seven_up")
+        level.select_by_visible_text("2: Casual")
+        browser.find_element(By.ID, "start").click()
+        wait_for_the_board(browser)
+        match_id = browser.find_element(By.ID, "game").get_attribute("data-match-id")
+        assert app.state.matches.record(match_id)["seats"] == ["human", "bot:seven_up:level=2"]
+        assert "bot:seven_up (Casual)" in browser.find_element(By.ID, "pos-top").text
+        hinted, kinds = 0, set()
+        for _ in range(200):
+            state = WebDriverWait(browser, 30).until(lambda d: (s := d.execute_script(PAGE_STATE)) != "wait" and s)
+            if state == "over" or hinted >= 4:
+                break
+            if state == "summary":
+                browser.find_element(By.ID, "continue").click()
+                continue
+            box = browser.find_element(By.ID, "hint-box")
+            assert not box.is_displayed()  # a new position: no hint until asked
+            browser.find_element(By.ID, "hint").click()
+            WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "hint-box").is_displayed())
+            position = the_state(app, match_id)
+            view = seat_view(position, 0)
+            action = box.get_attribute("data-action")
+            assert action in view["legal_actions"] and parse_action(action) == shipped(position, 0)
+            assert 0 < float(box.get_attribute("data-probability")) <= 1
+            move = box.find_element(By.CSS_SELECTOR, ".hint-move")
+            assert move.text.startswith("Hint: bot:seven_up would play ") and re.search(r"\(probability \d+%\)\.$",
+                                                                                         move.text), move.text
+            rule = [p.text for p in box.find_elements(By.CSS_SELECTOR, ".hint-rule")]
+            assert rule and rule == rule_words(view, action), (view["phase"], rule)
+            kinds.add(rule_key(view, action))
+            hinted += 1
+            if state == "decision":
+                browser.find_element(By.ID, f"action-{action}").click()
+            else:
+                browser.find_element(By.CSS_SELECTOR, f'#hand .card[data-card="{action}"]').click()
+        decisions = {"stand_or_beg", "give_or_run"}  # the eldest's, or the dealer's: the deal decides which
+        assert hinted == 4 and kinds & decisions and kinds - decisions, kinds

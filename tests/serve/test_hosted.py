@@ -598,7 +598,7 @@ def agrees(doc, got) -> bool:
 def test_the_documented_session():
     assert len(DOC_STEPS) >= 5
     ids = {}
-    with TestClient(create_app(["heuristic", "random", "search"]), base_url="http://127.0.0.1") as c:
+    with TestClient(create_app(["heuristic", "random", "search", "bot:seven_up"]), base_url="http://127.0.0.1") as c:
         for request, status, answer in DOC_STEPS:
             head, _, body = request.partition("\n\n")
             lines = head.split("\n")

@@ -36,7 +36,8 @@ EXAMPLES = int(os.environ.get("ALLFOURS_SCHEMATHESIS_EXAMPLES", 100))
 # The server, in its own process (as `allfours serve` runs it) on a socket the test opened. Schemathesis creates
 # hundreds of matches and sends requests back to back: the limits are raised (not the checks weakened); the 429s
 # themselves are documented, and tested in test_hosted.py. The matches are kept in a temporary SQLite file, as
-# `allfours serve --db FILE` keeps them: every create, join and move is committed before it is answered.
+# `allfours serve --db FILE` keeps them: every create, join and move is committed before it is answered. The
+# shipped Seven Up bot is on offer, so that its levels are seats and a Seven Up table has hints.
 SERVER = """
 import dataclasses, socket, sys
 import uvicorn
@@ -47,7 +48,7 @@ from allfours.serve.store import MatchDB
 wanted = {"max_matches": 1_000_000, "max_matches_per_client": 0, "client_rate": 0, "token_rate": 0}
 limits = Limits(**{k: v for k, v in wanted.items() if k in {f.name for f in dataclasses.fields(Limits)}})
 sock = socket.socket(fileno=int(sys.argv[1]))
-app = create_app(["heuristic", "random"], limits=limits, db=MatchDB.open(sys.argv[2]))
+app = create_app(["heuristic", "random", "bot:seven_up"], limits=limits, db=MatchDB.open(sys.argv[2]))
 uvicorn.Server(uvicorn.Config(app, log_level="error")).run(sockets=[sock])
 """
 
@@ -100,6 +101,11 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403",
 
 [[operations]]
 include-path = "/v1/matches/{match_id}/moves"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429"]
+
+# A hint: the seat may not be to move, the match over, or the table without a hint bot (409).
+[[operations]]
+include-path = "/v1/matches/{match_id}/hint"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429"]
 '''
 

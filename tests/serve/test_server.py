@@ -134,7 +134,8 @@ def test_openapi_links_lead_from_a_new_match_to_its_routes(client):
     ops = {op["operationId"]: (path, method) for path, item in spec["paths"].items() for method, op in item.items()}
     assert {ops[link["operationId"]] for link in links.values()} == {
         ("/v1/matches/{match_id}", "get"), ("/v1/matches/{match_id}", "delete"),
-        ("/v1/matches/{match_id}/moves", "post"), ("/v1/matches/{match_id}/join", "post")}
+        ("/v1/matches/{match_id}/moves", "post"), ("/v1/matches/{match_id}/join", "post"),
+        ("/v1/matches/{match_id}/hint", "get")}
     made = client.post("/v1/matches", json={"preset": "seven_up", "seats": ["human", "random"], "seed": 3}).json()
     for name, link in links.items():  # evaluate the runtime expressions by hand: they name real fields
         params = link["parameters"]

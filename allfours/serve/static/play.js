@@ -193,6 +193,8 @@
     const neural = choices.find((b) => b.kind === "neural");
     const old = {};
     for (const sel of $("seat-choices").querySelectorAll("select")) old[sel.id] = sel.value;
+    const levels = {}; // a network bot's levels (GET /v1/bots), weakest first
+    for (const b of choices) levels[b.name] = b.levels || [];
     const labels = { 2: ["Opponent"], 3: ["Left", "Right"],
       4: alone ? ["Left", "Across", "Right"] : ["Left (opponent)", "Partner", "Right (opponent)"] };
     const rows = [];
@@ -204,7 +206,23 @@
       const wanted = old[select.id];
       select.value = names.includes(wanted) ? wanted : (neural ? neural.name : choices.some((b) => b.name === "heuristic")
         ? "heuristic" : (choices[0] || FRIEND).name);
-      rows.push(el("label", { id: `seat-row-${s}` }, labels[players][s - 1], select));
+      // The level of a network bot: its words from the server, the top level (the full bot) unless chosen.
+      const level = el("select", { id: `level-${s}`, data: { seat: String(s) } });
+      const levelRow = el("label", { id: `level-row-${s}`, class: "level" }, "Level", level);
+      const showLevels = () => {
+        const offered = levels[select.value] || [];
+        const kept = level.dataset.bot === select.value ? level.value : old[level.id];
+        level.replaceChildren(...offered.map((l) => el("option", { value: l.spec }, `${l.level}: ${l.word}`)));
+        if (offered.length) {
+          level.value = offered.some((l) => l.spec === kept) ? kept : offered[offered.length - 1].spec;
+        }
+        level.dataset.bot = select.value;
+        levelRow.hidden = offered.length === 0;
+      };
+      select.addEventListener("change", showLevels);
+      showLevels();
+      rows.push(el("div", { class: "seat-row" }, el("label", { id: `seat-row-${s}` }, labels[players][s - 1], select),
+        levelRow));
     }
     $("seat-choices").replaceChildren(...rows);
     show("rules-preset", Boolean(rules));
@@ -215,7 +233,9 @@
     const info = presetInfo(preset);
     const players = setupPlayers(info);
     const seats = ["human"];
-    for (let s = 1; s < players; s++) seats.push($(`seat-${s}`).value);
+    for (let s = 1; s < players; s++) { // a network bot's level names the seat (its spec: bot:<name>:level=N)
+      seats.push($(`level-row-${s}`).hidden ? $(`seat-${s}`).value : $(`level-${s}`).value);
+    }
     const options = {};
     if (info.players.length > 1) options.players = players;
     const target = $("target").value.trim();
@@ -370,6 +390,7 @@
     game.view = state.view;
     game.refusals = state.refusals || {}; // the server's words for each card of the hand it may not play now
     game.results = state.results;
+    game.hintBot = state.hint_bot || null; // the bot GET .../hint asks (null: this table has no hints)
     render();
     if (state.view.done) {
       showResult(state.view);
@@ -744,7 +765,7 @@
       if (s === game.dealer) tags.push("dealer");
       if (toMove === s) tags.push("to move");
       if (game.out.includes(s)) tags.push("thrown in");
-      const who = player !== "human" ? player : s === game.seat ? "person (you)"
+      const who = player !== "human" ? botLabel(player) : s === game.seat ? "person (you)"
         : game.seats[s].taken === false ? "person (not joined yet)" : "person";
       box.replaceChildren(el("div", { class: "name" }, seatName(s)),
         el("div", { class: "bot", data: { player: player === "human" ? "person" : "bot" } }, who),
@@ -937,6 +958,59 @@
     $("prompt").textContent = promptText(v);
     $("game").dataset.toMove = v.to_move === null ? "" : String(v.to_move);
     drawInvites();
+    drawHint(null);
+  }
+
+  // ------------------------------------------------------------------ hints
+  // A bot's spec as a person reads it: a level of a network bot by its word ("bot:seven_up (Casual)").
+  function botLabel(spec) {
+    for (const b of bots) {
+      const level = (b.levels || []).find((l) => l.spec === spec);
+      if (level) return `${b.name} (${level.word})`;
+    }
+    return spec;
+  }
+
+  function moveName(action) {
+    return DECISIONS[action] || cardLabel(action);
+  }
+
+  // The Hint button while this seat is to move at a table with a hint bot; ``hint`` (GET .../hint's answer, or
+  // null) shown under it: the bot's move, its probability and the rule behind the decision (``explanations``).
+  function drawHint(hint) {
+    const v = game.view;
+    const open = Boolean(game.hintBot && v && !v.done && v.to_move === game.seat);
+    show("hint", open);
+    const box = $("hint-box");
+    for (const c of $("hand").querySelectorAll(".card[data-hint]")) delete c.dataset.hint;
+    if (!open || !hint) {
+      box.replaceChildren();
+      delete box.dataset.action;
+      show("hint-box", false);
+      return;
+    }
+    const pct = Math.round(hint.probability * 100);
+    const why = hint.action === "THROW_IN" ? ruleWords("throw_in") : explanations(v);
+    box.replaceChildren(el("p", { class: "hint-move" }, `Hint: ${botLabel(hint.bot.name)} would play `,
+      el("b", {}, moveName(hint.action)), ` (probability ${pct < 1 ? "under 1" : pct}%).`),
+    ...why.map((t) => el("p", { class: "hint-rule" }, t)));
+    box.dataset.action = hint.action;
+    box.dataset.probability = String(hint.probability);
+    const card = $("hand").querySelector(`.card[data-card="${hint.action}"]`);
+    if (card) card.dataset.hint = "true";
+    show("hint-box", true);
+  }
+
+  async function askHint() {
+    if (!game || !game.view || document.body.dataset.busy === "true") return;
+    const seq = game.seq;
+    try {
+      const hint = await api("GET", `/v1/matches/${encodeURIComponent(game.id)}/hint`);
+      if (game && game.seq === seq && hint.seq === seq) drawHint(hint); // else the match moved on meanwhile
+    } catch (e) {
+      if (e.status === 409) message(e.message);
+      else handleError(e);
+    }
   }
 
   // ------------------------------------------------------------------ leaving
@@ -990,6 +1064,7 @@
     $("rules-open").addEventListener("click", showRules);
     $("rules-preset").addEventListener("click", showRules);
     $("rules-close").addEventListener("click", () => show("rules-panel", false));
+    $("hint").addEventListener("click", askHint);
     try {
       bots = (await api("GET", "/v1/bots")).bots;
     } catch (e) {
