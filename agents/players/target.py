@@ -33,6 +33,8 @@ def determinism_problem(agent: Agent) -> str | None:
     """Why ``agent`` is not a fixed function of its information set (None: it is): a network played
     greedily, the heuristic, or an agent that says so (``deterministic = True``)."""
     if isinstance(agent, NeuralAgent):
+        if agent.blunder:
+            return "plays a share of its moves at random (a level below the top: give the bot itself)"
         return None if agent.greedy else "samples its moves from its policy (give a network played greedily)"
     if isinstance(agent, HeuristicAgent) or getattr(agent, "deterministic", False) is True:
         return None

@@ -350,7 +350,7 @@ def _network_options(text: str, head: str, tail: str) -> tuple:
         if key == "sym" and value not in ("0", "1"):
             raise ValueError(f"option sym of {head!r} must be 0 or 1, got {value!r}")
         if key == "level":
-            check_level(int(value) if value.isdigit() else value, f"option level of {head!r}")
+            check_level(int(value) if value.isascii() and value.isdigit() else value, f"option level of {head!r}")
         given[key] = int(value)
     return tuple((k, given[k]) for k in NETWORK_OPTIONS if k in given)
 
