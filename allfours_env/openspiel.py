@@ -191,7 +191,7 @@ def params_of(rules: Rules) -> dict:
     it is not the full one, as ``Rules.to_dict``; the auction options for the auction presets only)."""
     params = rules.to_dict()
     for name in options_of(rules):  # (to_dict writes a later option only when on; a game's parameters are resolved)
-        if DEFAULTS[name] == -1 and DEFAULTS[name] is not False:
+        if DEFAULTS[name] == -1:  # (False == -1 is false: an always-off option stays a bool)
             params[name] = int(getattr(rules, name))
         elif OPTIONS[name].later:
             params[name] = getattr(rules, name)

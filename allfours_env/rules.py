@@ -393,15 +393,14 @@ def check_rule_option(name: str, value, preset: str | Rules | None = None) -> No
         raise ValueError(f"{name} must be an int from {opt.bounds[0]} to {opt.bounds[1]}{opt.note}, got {value!r}")
     if name == "ranks":
         rank_string(value)
-    if base is None:
-        pass
-    elif base.family not in opt.families:
+    if base is not None and base.family not in opt.families:
         if opt.pack:  # (the auction presets play the whole pack)
             raise ValueError(f"option {name} does not apply to {base.preset!r} (the whole pack, six cards each)")
         raise ValueError(f"option {name} belongs to {' and '.join(FAMILIES[f] for f in opt.families)} "
                          f"({', '.join(n for f in opt.families for n in presets(f, played=True))}), not to "
                          f"{base.preset!r}")
-    elif name in (fixed := fixed_options(base)) and value != fixed[name][0]:
+    fixed = fixed_options(base) if base is not None else {}
+    if name in fixed and value != fixed[name][0]:
         raise ValueError(fixed[name][1])
     if opt.choices and (isinstance(value, bool) or value not in opt.choices):
         raise ValueError(f"{name} must be {_either(opt.choices)}, got {value!r}")

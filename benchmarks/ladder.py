@@ -25,8 +25,6 @@ import math
 import sys
 import time
 
-import torch
-
 from allfours.agents.evaluation import EvaluationInterrupted, eval_command, evaluate_pairings, seatings
 from allfours.agents.spec.bots import BOTS
 from allfours.agents.spec.levels import TOP, WORDS
@@ -158,12 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             check_matches(name, args.matches)
     except ValueError as e:
         return fail(PROG, e)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as in the evaluation's workers: with --workers 1 the networks play in this process
-    try:
-        return run(args, bots)
-    finally:
-        torch.set_num_threads(threads)
+    return run(args, bots)  # (the evaluation's pool plays on one torch thread, in this process too)
 
 
 def run(args, bots: list[str]) -> int:

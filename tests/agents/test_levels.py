@@ -184,13 +184,18 @@ def wander(name: str, level: int, states: list, repeats: int, seed: int) -> tupl
     return off, counts
 
 
+def assert_level_share(off: int, counts: list[int], level: int) -> None:
+    """``off`` moves left the network's on positions with ``counts`` legal moves at the share of ``level``: not the
+    share of a player that wanders among the other moves only, nor that of the next level up."""
+    assert within_spread(off, counts, BLUNDER[level]), (off, len(counts))
+    assert not within_spread(off, counts, BLUNDER[level + 1])
+    assert off < Fraction(BLUNDER[level]) * len(counts)
+
+
 @pytest.mark.parametrize("level", LOWER)
 def test_a_level_leaves_the_networks_move_at_its_share(level):
     off, counts = wander("seven_up", level, positions("seven_up", 400, choice=True), 4, seed=level)
-    assert within_spread(off, counts, BLUNDER[level]), (off, len(counts))
-    # not the share of a player that wanders among the other moves only, nor of the next level up
-    assert not within_spread(off, counts, BLUNDER[level + 1])
-    assert off < Fraction(BLUNDER[level]) * len(counts)
+    assert_level_share(off, counts, level)
 
 
 @pytest.mark.slow
@@ -236,9 +241,7 @@ def batched_wander(name: str, level: int, games: int, steps: int, repeats: int, 
 def test_the_batched_level_wanders_at_the_same_share(level):
     off, counts = batched_wander("seven_up", level, 64, 30, 2, seed=level)
     assert len(counts) >= 2000
-    assert within_spread(off, counts, BLUNDER[level]), (off, len(counts))
-    assert not within_spread(off, counts, BLUNDER[level + 1])
-    assert off < Fraction(BLUNDER[level]) * len(counts)
+    assert_level_share(off, counts, level)
 
 
 @pytest.mark.slow
