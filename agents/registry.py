@@ -90,7 +90,7 @@ AGENTS = {
                "solved:mini3; plays that preset only)", ("all_fours",)),
     "br": (BestResponseAgent, "local best response to a deterministic target (target: heuristic, bot:<name> or a "
            "checkpoint; consistent worlds valued and candidates drawn per move, continuation: target or heuristic, "
-           "depth: 1 or 2, value: match or points; two-player games)", EVERY),
+           "depth: 1 or 2, value: match or points; games of two sides)", EVERY),
 }
 assert set(AGENTS) == set(OPTIONS), "every agent name of allfours.agents.spec has a factory here"
 

@@ -1,6 +1,7 @@
 """The levels of the shipped bots: each level against the one below, the "Levels" tables of docs/benchmark.md.
 
-    python benchmarks/ladder.py                                    # every shipped bot, 400 matches a pairing, seed 0
+    python benchmarks/ladder.py                                    # every shipped bot, seed 0 (2,000 matches a
+                                                                   # pairing with 2 players, 400 with 4)
     python benchmarks/ladder.py --bots seven_up pitch --matches 200 --seed 1
     python benchmarks/ladder.py --check                            # exit 1 if a level does not beat the one below
     python benchmarks/ladder.py --bots yorkshire --json            # the figures as JSON
@@ -8,14 +9,15 @@
 A level (``bot:<name>:level=1`` to ``5``, ``allfours.agents.spec.levels``) plays a uniformly random legal move
 instead of its network's on a share of its moves, the top level none. For each bot of ``--bots`` (default every
 shipped bot, ``allfours.agents.spec.bots.BOTS``), level k plays level k-1 for k = 2..5, each pairing over
-``--matches`` duplicate matches of run seed ``--seed`` (``allfours.agents.evaluation.evaluate_pairings`` on
-``--workers`` processes; a pairing's figures are those ``allfours eval --agents bot:<name>:level=k
-bot:<name>:level=k-1`` prints for the same matches and seed). Each table gives a level's win rate against the
-level below with its Wilson 95% interval, its points a hand and the other's, and a rating: level 1 is 0, and
-each level's the one below plus the Elo difference of its win rate p against it, 400 log10(p / (1 - p)).
+``--matches`` duplicate matches (default by the bot's player count, ``DEFAULT_MATCHES``) of run seed ``--seed``
+(``allfours.agents.evaluation.evaluate_pairings`` on ``--workers`` processes; a pairing's figures are those
+``allfours eval --agents bot:<name>:level=k bot:<name>:level=k-1`` prints for the same matches and seed). Each
+table gives a level's win rate against the level below with its Wilson 95% interval, its points a hand and the
+other's, and a rating: level 1 is 0, and each level's the one below plus the Elo difference of its win rate p
+against it, 400 log10(p / (1 - p)).
 
-A level whose interval's lower end is at or below an even match's win rate (0.5 with two sides) does not beat
-the one below: the table and a line under it say so, and ``--check`` then exits with status 1.
+A level whose interval's lower end is at or below an even match's win rate (0.5 with two sides, 1/n with n each for
+themselves) does not beat the one below: the table and a line under it say so, and ``--check`` then exits 1.
 """
 
 from __future__ import annotations
@@ -33,16 +35,18 @@ from allfours_env import make_rules
 from allfours_env.rules import ALL_PRESETS
 
 PROG = "ladder.py"
-DEFAULT_MATCHES = 400
+# Matches a pairing by default, by the bot's player count: two-player matches are short and luck-heavy (Seven Up's
+# steps are 35 to 45 Elo, a win rate of about 0.55), so they take more; four-player steps are wider and slower.
+DEFAULT_MATCHES = {2: 2000, 3: 600, 4: 400}
 
 
 def build_parser() -> Parser:
     p = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("--bots", nargs="+", choices=list(BOTS), default=list(BOTS), metavar="BOT",
                    help=f"shipped bots to climb: {', '.join(BOTS)} (default all)")
-    p.add_argument("--matches", type=positive_int, default=DEFAULT_MATCHES,
-                   help=f"duplicate matches per pairing, a multiple of the seatings of a deal (default "
-                        f"{DEFAULT_MATCHES})")
+    p.add_argument("--matches", type=positive_int, default=None,
+                   help="duplicate matches per pairing, a multiple of the seatings of a deal (default by the bot's "
+                        f"players: {', '.join(f'{n} players {m}' for n, m in DEFAULT_MATCHES.items())})")
     p.add_argument("--seed", type=seed, default=0, help="run seed (default 0)")
     p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
     p.add_argument("--check", action="store_true", help="exit 1 if a level does not beat the one below")
@@ -74,6 +78,11 @@ def ratings(win_rates: list[float]) -> list[float | None]:
         step = elo(p)
         out.append(None if out[-1] is None or step is None else out[-1] + step)
     return out
+
+
+def matches_of(name: str, matches: int | None) -> int:
+    """``--matches``, or the default for the bot's player count."""
+    return DEFAULT_MATCHES[BOTS[name][1]] if matches is None else matches
 
 
 def check_matches(name: str, matches: int) -> None:
@@ -118,12 +127,20 @@ def short(x: float | None, digits: int = 1) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
 
 
+def deals(board: dict) -> str:
+    """How the matches are dealt: each deal in both seatings, or, each for themselves, the level in each seat."""
+    group = len(seatings(board["players"], make_rules(board["preset"], **game(board["bot"])[1]).partnerships))
+    return (f"{board['matches'] // 2} deals, each in both seatings" if group == 2 else
+            f"{board['matches'] // group} deals, each with the level in each of the {group} seats and the level "
+            f"below in the others")
+
+
 def table(board: dict) -> str:
     """A bot's ladder as markdown: heading, table, what the rating is, who does not beat the level below, and
     the command."""
     name, matches = board["bot"], board["matches"]
     lines = [f"### bot:{name} ({board['preset']}, {board['players']} players)", "",
-             f"{matches} matches per pairing ({matches // 2} deals, each in both seatings), seed {board['seed']}.", "",
+             f"{matches} matches per pairing ({deals(board)}), seed {board['seed']}.", "",
              "| level | word | win rate against the level below | Wilson 95% | points/hand | opponent points/hand "
              "| rating (Elo) | beats the level below |",
              "| ---: | --- | ---: | --- | ---: | ---: | ---: | --- |",
@@ -153,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     bots = list(dict.fromkeys(args.bots))
     try:
         for name in bots:
-            check_matches(name, args.matches)
+            check_matches(name, matches_of(name, args.matches))
     except ValueError as e:
         return fail(PROG, e)
     return run(args, bots)  # (the evaluation's pool plays on one torch thread, in this process too)
@@ -164,14 +181,14 @@ def run(args, bots: list[str]) -> int:
     for name in bots:
         t0 = time.perf_counter()
         try:
-            board = climb(name, args.matches, args.seed, args.workers, not args.no_progress)
+            board = climb(name, matches_of(name, args.matches), args.seed, args.workers, not args.no_progress)
         except (EvaluationInterrupted, KeyboardInterrupt):
             return fail(PROG, "stopped: the bots reported above are done, the one being played is not", 130)
         except ValueError as e:  # a bot not shipped here
             return fail(PROG, e)
         boards.append(board)
         if not args.no_progress:
-            print(f"{name}: {TOP - 1} pairings of {args.matches} matches in {time.perf_counter() - t0:.0f} s",
+            print(f"{name}: {TOP - 1} pairings of {board['matches']} matches in {time.perf_counter() - t0:.0f} s",
                   file=sys.stderr, flush=True)
         if not args.json:
             print(table(board), flush=True)

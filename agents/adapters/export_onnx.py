@@ -15,7 +15,8 @@ The ONNX graph (opset 17, batch axis dynamic), the same contract for every netwo
              action        int64   [batch]      the greedy move: the lowest legal action id whose
                                                 logit is within TIE_TOLERANCE (1e-4) of the best
 
-A network of observation encoding 1 (951 columns, 57 actions: the shipped bots) is exported inside
+A network of observation encoding 2 (the auction bots: bot:pitch, bot:pitch_3p, bot:pitch_4p, bot:setback)
+reads the whole contract. A network of encoding 1 (951 columns, 57 actions: the All Fours bots) is exported inside
 that contract: the graph gives it the first 951 columns of the observation (encoding 1's, exactly)
 and the first 57 of the mask, and puts -1e9 (probability 0) on actions 57..62 (the auction's, which
 it cannot choose: it plays All Fours' presets). The card says which (``network``).
@@ -49,6 +50,7 @@ from allfours_env.engine import PLAY
 
 from ..network.model import TIE_TOLERANCE, greedy_actions
 from ..network.model_card import model_card, rules_of, symmetrized
+from ..players.neural import load_network
 from ..registry import make_agent
 from ..spec import AgentSpec
 
@@ -79,10 +81,14 @@ class OnnxPolicy(nn.Module):
 
 def load_policy(spec: str | AgentSpec, preset: str | None = None):
     """A neural agent from a spec: ``bot:<name>`` (``:sym=0`` for the raw network), a checkpoint path, or
-    anything ``allfours.agents.registry`` knows that has a policy network. A bot is the one named, whatever
-    ``preset``."""
+    anything ``allfours.agents.registry`` knows that has a policy network. A bot or checkpoint is the one named,
+    in its own game (its checkpoint's preset and players), whatever ``preset``: the caller compares them."""
     spec = AgentSpec.parse(spec)
-    agent = make_agent(spec, preset=preset or "yorkshire", seed=0, players=None)
+    if spec.is_network:  # its game is the checkpoint's, not a default one
+        agent = load_network(spec)
+        agent.seed(0)
+    else:
+        agent = make_agent(spec, preset=preset or "yorkshire", seed=0, players=None)
     if not isinstance(getattr(agent, "net", None), nn.Module):
         raise ValueError(f"{spec.label!r} is not a policy network (it is {type(agent).__name__}): only trained neural "
                          "bots can be exported; serve the others with `allfours serve` or `allfours bot`")
@@ -90,7 +96,8 @@ def load_policy(spec: str | AgentSpec, preset: str | None = None):
 
 
 def golden_states(rules, n: int, seed: int = 0) -> list[tuple[GameState, int]]:
-    """``n`` (state, seat to move) pairs from random play, spread over the phases and the hand."""
+    """``n`` (state, seat to move) pairs from random play of ``rules`` (its preset and players), spread over the
+    phases and the hand: a quarter of them decisions before play (turn-up or auction) where the game has any."""
     rng = random.Random(seed)
     decisions, plays = [], []
     g = 0
@@ -100,7 +107,7 @@ def golden_states(rules, n: int, seed: int = 0) -> list[tuple[GameState, int]]:
         while not s.done and s.hand_no < 2:
             (plays if s.phase == PLAY else decisions).append((s.clone(), s.current))
             s.apply(rng.choice(s.legal_actions()))
-    n_dec = min(len(decisions), n // 4 if rules.turnup else 0)
+    n_dec = min(len(decisions), n // 4 if rules.turnup or rules.auction else 0)  # the auction's calls too
     out = rng.sample(decisions, n_dec) + rng.sample(plays, min(len(plays), n - n_dec))
     return out
 

@@ -7,7 +7,7 @@ played greedily). At each of its decisions with a choice the responder:
    this hand (``allfours.agents.search.consistent.ConsistentWorlds``: the target's policy replayed on candidate deals,
    at most ``candidates`` drawn);
 2. values every legal action in each world: the action, then the rest of the hand with the target's
-   exact policy for the target's seats and a fixed policy for its own later moves, the
+   exact policy for the target's seats and a fixed policy for its own side's later moves, the
    ``continuation`` (``target``: the target's policy from the responder's seat, the default; or
    ``heuristic``). With ``depth=2`` its next decision with a choice is searched too: in each group of
    worlds it cannot tell apart there (same public moves, same hand), the action of the highest total
@@ -30,8 +30,20 @@ Each decision is logged (``record()``: its type, the action chosen, the target p
 the same seat, both valued in the same worlds, the worlds found and the time) for the report of
 ``allfours.agents.exploitability.search_probe``; the log restarts when the agent is reseeded (at each match).
 
-Spec: ``br:target=<spec>,worlds=32,candidates=2048,continuation=target,depth=1,value=match,seed=...``; two-player
-games only (``seven_up``, ``traditional`` with 2 players). ``nearest`` and ``margin`` are for play against
+Partnerships (four players, two sides: ``yorkshire``, ``traditional``, ``setback``, ``pitch`` with
+``partnerships``): one responder object sits in both seats of its side (``seatings(4, True)``) and each seat is
+its own decision-maker. At a seat's decision the worlds are drawn from that seat's view only (its own hand and the
+public moves; its partner's cards are hidden from it like the opponents') and filtered by the target's policy at
+every past move of both target seats; the partner's past moves filter only by the rules (a card it played was in
+its hand, a suit it showed void stays void), not by a policy: the partner is a responder seat, whose moves are
+``br``'s own search and not the continuation's, so filtering by the continuation would refuse the real deal. In
+the lookahead the target's policy plays the two target seats and the continuation plays the partner's seat and
+the seat's own later moves. Each seat draws from its own random stream (made once per match from the agent's
+seed and the seat), so nothing of one seat's decisions, not even how many it had, reaches the other's. With two
+players every step is the two-player one, call for call: the same moves from the same seed.
+
+Spec: ``br:target=<spec>,worlds=32,candidates=2048,continuation=target,depth=1,value=match,seed=...``; games of two
+sides only (``check_game``: two players, or four in partnerships). ``nearest`` and ``margin`` are for play against
 opponents other than the target (``experimental:sparta``): worlds that contradict the fewest of the
 target's moves when none contradicts none, and a deviation's least gain.
 """
@@ -43,6 +55,7 @@ import time
 
 from allfours_env import GameState, make_rules
 from allfours_env.engine import BID, GIVE_OR_RUN, STAND_OR_BEG
+from allfours_env.rules import ALL_PRESETS
 
 from ..base import Agent
 from ..search.consistent import DEFAULT_CANDIDATES, ConsistentWorlds
@@ -53,7 +66,8 @@ from .target import TargetPolicy
 
 DEFAULT_WORLDS = 32
 CONTINUATIONS = ("target", "heuristic")
-PRESETS = "seven_up, or traditional or pitch with 2 players"
+PRESETS = ("two players: seven_up, the mini presets, traditional or pitch with 2; or four in partnerships: yorkshire, "
+           "traditional, setback, pitch with partnerships")
 
 
 def decision_type(state: GameState) -> str:
@@ -70,11 +84,18 @@ def decision_type(state: GameState) -> str:
     return f"trick {len(state.tricks) + 1}"
 
 
-def check_game(players: int | None, preset: str | None = None) -> None:
-    """ValueError unless the game has two players (one seat a side)."""
-    if players is not None and players != 2:
-        raise ValueError(f"br plays two-player games ({PRESETS}); this game{f' ({preset})' if preset else ''} "
-                         f"has {players} players")
+def check_game(players: int | None, preset: str | None = None, partnerships: bool | None = None) -> None:
+    """ValueError unless the game has two sides: two players, or four in partnerships (``partnerships``: None,
+    the preset's own)."""
+    if players is None or players == 2:
+        return
+    if partnerships is None:
+        partnerships = ALL_PRESETS[preset].partnerships if preset in ALL_PRESETS else True
+    if players == 4 and partnerships:
+        return
+    alone = " each for themselves" if players == 4 else ""
+    raise ValueError(f"br plays games of two sides ({PRESETS}); this game{f' ({preset})' if preset else ''} "
+                     f"has {players} players{alone}")
 
 
 class BestResponseAgent(Agent):
@@ -111,6 +132,8 @@ class BestResponseAgent(Agent):
         self._log: list[dict] = []
         self._game: GameState | None = None
         self._seat = 0
+        self._streams: dict[int, random.Random] = {}  # four players: each responder seat's own (module doc)
+        self._stream_base: int | None = None
 
     def _check(self, preset: str, players: int | None) -> None:
         if players is None:
@@ -128,6 +151,19 @@ class BestResponseAgent(Agent):
     def seed(self, seed: int | None) -> None:
         super().seed(seed)
         self._log, self._game = [], None
+        self._streams, self._stream_base = {}, None
+
+    def _stream(self, state: GameState, seat: int) -> random.Random:
+        """The random stream of ``seat``'s decisions: the agent's own with two players (as ever); with four, one a
+        seat, made from one draw of the agent's stream, the first thing it gives after ``seed``."""
+        if state.n == 2:
+            return self.rng
+        if self._stream_base is None:
+            self._stream_base = self.rng.getrandbits(64)
+        stream = self._streams.get(seat)
+        if stream is None:
+            stream = self._streams[seat] = random.Random(f"{self._stream_base}:{seat}")
+        return stream
 
     # ------------------------------------------------------------------ playing
     def act(self, state: GameState, seat: int) -> int:
@@ -135,12 +171,12 @@ class BestResponseAgent(Agent):
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        if state.n != 2:
-            check_game(state.n, state.rules.preset)
+        if state.rules.sides != 2:
+            check_game(state.n, state.rules.preset, state.rules.partnerships)
         if self.target.preset not in (None, state.rules.preset):
             self._check(state.rules.preset, state.n)
         start = time.perf_counter()
-        rng = random.Random(self.rng.getrandbits(64))
+        rng = random.Random(self._stream(state, seat).getrandbits(64))
         worlds, stats = self.sampler.sample(state, seat, rng, self.worlds)
         values = self.action_values(state, seat, legal, worlds)
         best = max(v[0] for v in values.values())
@@ -211,9 +247,7 @@ class BestResponseAgent(Agent):
         waiting = []
         live = [g for g in games if not g.done and g.hand_no == hand_no]
         while live:
-            theirs = [g for g in live if g.current != seat]
-            for g, a in zip(theirs, self.target.actions(theirs)):
-                g.apply(a)
+            self._step([g for g in live if g.current != seat], seat)
             for g in live:
                 if g.current == seat and not g.done and g.hand_no == hand_no:
                     legal = g.legal_mask()
@@ -228,21 +262,28 @@ class BestResponseAgent(Agent):
         return waiting
 
     def _play_out(self, games: list[GameState], seat: int, hand_no: int) -> None:
-        """Play every game to the end of its hand in step: the target for the other seat, the continuation
-        for the responder's (one batch when both are the target's network)."""
+        """Play every game to the end of its hand in step (``_step``)."""
         live = [g for g in games if not g.done and g.hand_no == hand_no]
         while live:
-            if self.own is self.target:
-                for g, a in zip(live, self.target.actions(live)):
-                    g.apply(a)
-            else:
-                mine = [g for g in live if g.current == seat]
-                theirs = [g for g in live if g.current != seat]
-                for g, a in zip(mine, self.own.actions(mine)):
-                    g.apply(a)
-                for g, a in zip(theirs, self.target.actions(theirs)):
-                    g.apply(a)
+            self._step(live, seat)
             live = [g for g in live if not g.done and g.hand_no == hand_no]
+
+    def _step(self, games: list[GameState], seat: int) -> None:
+        """One move in each game: the target for the other side's seats, the continuation for the responder's
+        side's (its own seat and, with four players, its partner's; one batch when both are the target's)."""
+        if self.own is self.target:
+            for g, a in zip(games, self.target.actions(games)):
+                g.apply(a)
+            return
+        if not games:
+            return
+        side = games[0].side(seat)
+        mine = [g for g in games if g.side(g.current) == side]
+        theirs = [g for g in games if g.side(g.current) != side]
+        for g, a in zip(mine, self.own.actions(mine)):
+            g.apply(a)
+        for g, a in zip(theirs, self.target.actions(theirs)):
+            g.apply(a)
 
     # ------------------------------------------------------------------ the record
     def record(self) -> dict:
@@ -254,8 +295,9 @@ class BestResponseAgent(Agent):
 
 
 def info_key(g: GameState, seat: int) -> tuple:
-    """What ``seat`` knows in a two-player game: the moves of the hand (all public), its hand, the turn-ups."""
-    return tuple(g.history), g.hands[seat], tuple(g.turnups)
+    """What ``seat`` knows: the moves of the hand (all public, cards thrown in too), its hand (while it may look
+    at it), the turn-ups."""
+    return tuple(g.history), 0 if g.hidden_hand(seat) else g.hands[seat], tuple(g.turnups)
 
 
 def _values(g: GameState, seat: int, hand_no: int, eq: MatchEquity | None) -> tuple[int, int]:

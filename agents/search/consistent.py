@@ -14,6 +14,12 @@ played every move it made this hand:
   responder cannot tell apart, conditioned on the target's policy (with two players ``resample``
   deals the hidden cards uniformly, so the kept worlds are uniform over the consistent deals).
 
+With four players in partnerships the target holds both seats of the other side: a world is kept only where
+its policy makes every move of both seats. The responder's partner's cards are hidden from the responder's
+seat as the opponents' are (``resample`` deals them with the rest); its moves filter by the rules only (the
+cards it played were in its hand, the suits it showed void stay void), never by a policy: it is not the
+target (``allfours.agents.players.best_response``, "Partnerships").
+
 A network target's ``plays`` allows for batching's rounding (``players.target``), so the real deal is never
 refused for it.
 
@@ -128,12 +134,14 @@ class ConsistentWorlds:
 
 def starts(state: GameState, seat: int, worlds: list[GameState]) -> list[GameState | None]:
     """Each world as it was dealt (``hand_start``; None where it cannot be). The real deal's start is made
-    once and each world's start is it with the world's hidden cards (``with_hands``): the same state as
+    once and each world's start is it with the world's hidden cards (``with_hands``; ``seat``'s own too while
+    it may not look at them, the Yorkshire pitcher's partner before the lead): the same state as
     ``hand_start(world)``, without reading a deal's card codes per world."""
     try:
         base = hand_start(state)
     except ValueError:
         base = None
+    own_hidden = state.hidden_hand(seat)
     out: list[GameState | None] = []
     for w in worlds:
         if base is None:
@@ -143,6 +151,6 @@ def starts(state: GameState, seat: int, worlds: list[GameState]) -> list[GameSta
                 out.append(None)
             continue
         batches = w.stock_batches()
-        hands = {s: w.dealt[s] & ~mask_of(batches[s]) for s in range(w.n) if s != seat}
+        hands = {s: w.dealt[s] & ~mask_of(batches[s]) for s in range(w.n) if s != seat or own_hidden}
         out.append(base.with_hands(hands, list(w.stock), w.seed))
     return out

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 TOP = 5
 WORDS = {1: "Beginner", 2: "Casual", 3: "Club", 4: "Strong", 5: "Expert"}
-BLUNDER = {1: 0.8, 2: 0.5, 3: 0.25, 4: 0.1, 5: 0.0}  # the share of moves played at random instead of the network's
+# The share of moves played at random instead of the network's. Steps of about equal Elo: in Seven Up, the game of
+# most luck, each 0.1 of share costs about 20 Elo against the full bot (docs/benchmark.md, "Levels").
+BLUNDER = {1: 0.9, 2: 0.65, 3: 0.4, 4: 0.2, 5: 0.0}
 assert set(WORDS) == set(BLUNDER) == set(range(1, TOP + 1)) and BLUNDER[TOP] == 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from .common import Parser, fail, nonnegative_int, output_file, preset, seed
+from .common import Parser, any_preset, fail, nonnegative_int, output_file, seed
 
 PROG = "allfours export"
 RUN = "allfours.cli.export_run"  # the export: torch and the network, loaded once the arguments parse
@@ -18,7 +18,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("policy", help="bot:<name> (a shipped bot) or a training checkpoint (.pt or run folder)")
     p.add_argument("-o", "--output", type=output_file,
                    help="ONNX file to write (default: <name>.onnx in the current folder)")
-    p.add_argument("--preset", type=preset, help="preset of the golden vectors (default: the policy's)")
+    p.add_argument("--preset", type=any_preset, help="the game of the golden vectors: the network's own, which is "
+                   "the default (another game is refused)")
     p.add_argument("--vectors", type=nonnegative_int, default=16, help="golden test vectors in the card (default 16)")
     p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--dynamo", action="store_true", help="use the torch.export-based exporter (opset 18)")

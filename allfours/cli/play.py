@@ -32,7 +32,7 @@ ALL_PASS_HOW = {"stuck": " If everyone before the dealer passes, the dealer must
                 "redeal": " If everyone passes, the same dealer deals again.",
                 "eldest": " If everyone passes, the eldest pitches with no contract.",
                 "next_dealer": " If everyone passes, the deal passes to the left."}
-NO_BOT_YET = "search"  # the opponents of --bot bot in an auction game no shipped bot plays (pitch with 3 or 4)
+NO_BOT_YET = "search"  # the opponents of --bot bot in a game no shipped bot plays (traditional with 3 players)
 
 
 def auction_how(rules) -> str:
@@ -146,9 +146,9 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
 
 
 def default_bot(rules) -> str:
-    """The spec ``--bot bot`` stands for: the preset's shipped bot, or ``NO_BOT_YET`` in an auction game that none
-    plays (pitch with 3 or 4 players)."""
-    if rules.auction and (rules.preset, rules.players) not in BOTS.values():
+    """The spec ``--bot bot`` stands for: the preset's shipped bot for the table's player count, or ``NO_BOT_YET``
+    in a game that none plays (traditional with 3 players)."""
+    if (rules.preset, rules.players) not in BOTS.values():
         return NO_BOT_YET
     return f"bot:{rules.preset}"
 
@@ -185,12 +185,12 @@ def main(argv: list[str] | None = None) -> int:
     add_rule_arguments(p, auction=True)
     p.add_argument("--seat", type=nonnegative_int, default=0, help="your seat (0 = first in play order)")
     p.add_argument("--bot", default="bot", metavar="AGENT", help="opponents and partner: 'bot' (the shipped bot for "
-                   f"the preset; {NO_BOT_YET} in pitch with 3 or 4 players, which has none), 'search', 'heuristic', "
+                   f"the preset and player count; {NO_BOT_YET} in traditional with 3 players, which has none), 'search', 'heuristic', "
                    "'random' or any agent spec (docs/agents.md)")
     p.add_argument("--level", type=level, default=None, metavar="N",
                    help=f"the bots' level, 1 to {TOP} ({', '.join(f'{k} {w}' for k, w in WORDS.items())}; {TOP} is "
                    "the full bot): network bots only, so a --bot that is no network ('search', 'heuristic', "
-                   "'random', or 'bot' in pitch with 3 or 4 players) refuses it (docs/agents.md, \"Levels\")")
+                   "'random', or 'bot' in traditional with 3 players) refuses it (docs/agents.md, \"Levels\")")
     p.add_argument("--seed", type=seed, default=None, help="seed for a reproducible match")
     args = p.parse_args(argv)
     try:  # each argument checked on its own, and named when it is wrong

@@ -145,6 +145,37 @@ def test_the_same_seed_plays_the_same_moves():
     assert runs[0] == runs[1] and runs[0][1]
 
 
+# The moves of br in two-player games as the two-player-only code made them (2026-12-05, before the partnerships:
+# the same on bot:seven_up, traditional and pitch with 2 players, checked then against that code): per (spec's options,
+# game, deal, br's seat), br's moves in the match, the worlds kept in all and the sum of its equity gains (times worlds)
+BEFORE = [
+    ({"worlds": 4, "candidates": 64}, "seven_up", 1, 0,
+     [52, 37, 40, 41, 5, 54, 35, 37, 7, 27, 34, 52, 48, 36, 39, 18, 7], 55, 4719),
+    ({"worlds": 4, "candidates": 64}, "traditional", 2, 1,
+     [52, 43, 30, 0, 22, 46, 38, 10, 14, 2, 52, 25, 51, 3, 21, 6, 54, 44, 46, 27, 15, 11, 52, 49, 15, 7, 20, 41, 55, 4,
+      30, 51, 46, 12, 10, 7, 42], 125, 4557),
+    ({"worlds": 3, "candidates": 64, "depth": 2, "continuation": "heuristic", "value": "points"}, "seven_up", 1, 0,
+     [52, 40, 37, 41, 5, 54, 35, 37, 7, 27, 34, 52, 36, 7, 27, 48, 39], 41, 91),
+    ({"worlds": 3, "candidates": 64, "depth": 2, "continuation": "heuristic", "value": "points"}, "traditional", 2, 1,
+     [52, 43, 30, 13, 0, 22, 38, 14, 10, 2, 53, 23, 3, 13, 48, 18, 42, 51, 25, 44, 20, 6, 55, 39, 3, 36, 44, 15, 11,
+      41, 6, 16, 19, 46, 52, 49, 15, 7, 20, 41, 55, 4, 30, 51, 46, 12, 10, 7, 42, 53, 9, 46, 0, 1, 27, 16, 17, 20],
+     114, 33),
+]
+
+
+@pytest.mark.parametrize("options,preset,seed,seat,actions,kept,gains", BEFORE)
+def test_two_player_moves_are_as_before(options, preset, seed, seat, actions, kept, gains):
+    """The code that plays partnerships (each seat its own stream, the continuation for the responder's side) makes
+    the two-player moves it made when it played two players only, move for move."""
+    br = BestResponseAgent(HeuristicAgent(), seed=0, **options)
+    play_match([br, HeuristicAgent()][::1 if seat == 0 else -1], preset, seed=seed, agent_seed=seed + 7,
+               options={"players": 2})
+    decisions = br.record()["decisions"]
+    assert [d["action"] for d in decisions] == actions
+    assert sum(d["kept"] for d in decisions) == kept
+    assert sum(round(d["equity_gain"] * d["worlds"]) for d in decisions) == gains
+
+
 def test_it_beats_a_target_exploitable_by_construction():
     agents = {"br": BestResponseAgent(LowestAgent(), worlds=6, candidates=256), "lowest": LowestAgent()}
     out = evaluate_pairings([("br", "lowest")], preset="seven_up", matches=12, seed=0, workers=1, progress=False,
@@ -208,8 +239,8 @@ def test_the_spec_round_trips_and_builds_the_responder():
     ("br:target=heuristic,depth=3", {"preset": "seven_up"}, "br depth must be 1"),
     ("br:target=heuristic,continuation=random", {"preset": "seven_up"}, "br continuation must be target"),
     ("br:target=heuristic,value=money", {"preset": "seven_up"}, "br value must be match"),
-    ("br:target=heuristic", {"preset": "yorkshire"}, r"br plays two-player games \(seven_up, or traditional or "
-                                                     r"pitch with 2 players\); this game \(yorkshire\) has 4 players"),
+    ("br:target=heuristic", {"preset": "pitch"}, r"br plays games of two sides \(two players: .*\); this game "
+                                                 r"\(pitch\) has 4 players each for themselves"),
     ("br:target=bot:seven_up", {"preset": "traditional", "players": 2},
      "br target 'bot:seven_up' is a network for seven_up; this game is traditional"),
 ])
@@ -229,8 +260,8 @@ def test_a_sampling_target_is_refused_when_given_as_an_object():
 
 
 def test_the_report():
-    with pytest.raises(ValueError, match="br plays two-player games"):
-        run_search_exploit("heuristic", preset="traditional", matches=2)
+    with pytest.raises(ValueError, match="br plays games of two sides"):
+        run_search_exploit("heuristic", preset="traditional", players=3, matches=3)
     r = run_search_exploit("heuristic", preset="seven_up", matches=2, seed=0, worlds=4, candidates=64, workers=1,
                            progress=False)
     assert r["matches"] == 2 and r["decisions"] == sum(t["decisions"] for t in r["by_type"]) > 0
@@ -329,7 +360,7 @@ def test_sparta_is_the_lookahead_over_a_blueprint_it_names():
     ("experimental:sparta:blueprint=heuristic,beliefs=some", {"preset": "seven_up"}, "sparta beliefs must be"),
     ("experimental:sparta:blueprint=heuristic,margin=-1", {"preset": "seven_up"}, "margin must be an int >= 0"),
     ("experimental:sparta:blueprint=random", {"preset": "seven_up"}, "target 'random' is stochastic"),
-    ("experimental:sparta:blueprint=heuristic", {"preset": "yorkshire"}, "br plays two-player games"),
+    ("experimental:sparta:blueprint=heuristic", {"preset": "traditional", "players": 3}, "br plays games of two sides"),
 ])
 def test_sparta_bad_input_is_one_line(text, kwargs, message):
     with pytest.raises(ValueError, match=message) as e:

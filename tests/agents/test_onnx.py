@@ -148,3 +148,43 @@ def test_an_encoding_1_network_plays_the_same_moves_exported(tmp_path):
     assert np.abs(probs[:, :57] - want).max() < 1e-5
     assert (probs[:, 57:] == 0).all() and (logits[:, 57:] == -1e9).all()
     assert action.tolist() == [agent.act(s, s.current) for s in states]
+
+
+@pytest.mark.slow  # a shipped bot exported, and its 24-view averaged moves on a hand of positions
+@pytest.mark.parametrize("bot,preset,players", [("pitch_4p", "pitch", 4), ("setback", "setback", 4)])
+def test_an_auction_bot_exports_in_its_own_game_and_plays_its_moves(bot, preset, players, tmp_path):
+    """An auction bot (encoding 2) exports from its own checkpoint's game, not yorkshire: the card names its
+    preset, players and the auction's calls, its golden vectors come from that game (bids among them), and the
+    graph's greedy move is the bot's on positions of that game, auction calls included."""
+    from allfours.agents.players.neural import load_bot
+    from allfours_env import GameState
+    from allfours_env.cards import action_name
+    out = tmp_path / f"{bot}.onnx"
+    assert cli(["export", f"bot:{bot}", "--preset", preset, "-o", str(out), "--vectors", "8", "--seed", "1"]) == 0
+    card = json.loads((tmp_path / f"{bot}.card.json").read_text())
+    assert card["preset"] == preset and card["rules"]["players"] == players and card["rules"]["min_bid"] == 2
+    assert card["rules"]["partnerships"] is (preset == "setback")  # the auction's options, as trained
+    assert card["network"]["encoding_version"] == 2 and card["network"]["num_actions"] == NUM_ACTIONS
+    assert card["action_ids"][57:] == ["PASS", "BID_1", "BID_2", "BID_3", "BID_4", "SMUDGE"]
+    views = [g["view"] for g in card["golden"]]
+    assert {v["preset"] for v in views} == {preset} and {v["players"] for v in views} == {players}
+    assert {"bid", "play"} <= {v["phase"] for v in views}
+    agent = load_bot(bot)
+    rng = np.random.default_rng(7)
+    states = []
+    for seed in range(4):
+        s = GameState.new(preset, seed=seed, players=players)
+        while not s.done and s.hand_no < 1:
+            if len(s.legal_actions()) > 1:
+                states.append(s.clone())
+            s.apply(int(rng.choice(s.legal_actions())))
+    obs = np.stack([encode(s, s.current) for s in states])
+    mask = np.zeros((len(states), NUM_ACTIONS), np.float32)
+    for i, s in enumerate(states):
+        mask[i, s.legal_actions()] = 1
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    action = sess.run(["action"], {"observation": obs, "action_mask": mask})[0]
+    want = [agent.act(s, s.current) for s in states]
+    assert action.tolist() == want
+    calls = [action_name(a) for a in want if a >= ALL_FOURS_ACTIONS]
+    assert "PASS" in calls and any(c.startswith("BID_") for c in calls)  # the auction's calls, chosen by the graph

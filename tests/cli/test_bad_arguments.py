@@ -157,6 +157,8 @@ BAD = {
         (["bot:yorkshire", "--preset", "nope"], "argument --preset: unknown preset 'nope'"),
         (["bot:yorkshire", "--preset", "seven_up"], "argument --preset: 'bot:yorkshire' is a network for yorkshire "
                                                     "with 4 players, not seven_up: leave out --preset"),
+        (["bot:pitch_4p", "--preset", "setback"], "argument --preset: 'bot:pitch_4p' is a network for pitch with 4 "
+                                                  "players, not setback: leave out --preset"),
         (["bot:yorkshire", "-o", "/proc/x.onnx"], "argument -o/--output: cannot write '/proc/x.onnx'"),
         (["bot:yorkshire", "--vectors", "-1"], "argument --vectors: must be a whole number of 0 or more"),
     ],

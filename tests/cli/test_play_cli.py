@@ -49,13 +49,17 @@ def test_a_person_plays_a_whole_match_with_scripted_input(preset, extra):
     assert how in out.split("\n--- hand 1")[0]  # the newcomer is told how trump is chosen
 
 
-def test_the_bot_of_an_auction_game_is_its_shipped_bot_where_there_is_one():
+def test_the_bot_of_a_game_is_its_shipped_bot_for_the_player_count_where_there_is_one():
     from allfours.cli.play import default_bot
+    from allfours.agents.registry import make_agent
     from allfours_env.rules import make_rules
-    assert default_bot(make_rules("pitch", players=2)) == "bot:pitch"
+    for players, name in [(2, "pitch"), (3, "pitch_3p"), (4, "pitch_4p")]:  # every count Pitch is played with
+        rules = make_rules("pitch", players=players)
+        assert default_bot(rules) == "bot:pitch"
+        assert make_agent(default_bot(rules), preset="pitch", players=players).name == f"bot:{name}"
     assert default_bot(make_rules("setback")) == "bot:setback"
-    assert default_bot(make_rules("pitch")) == default_bot(make_rules("pitch", players=3)) == "search"
     assert default_bot(make_rules("yorkshire")) == "bot:yorkshire"
+    assert default_bot(make_rules("traditional", players=3)) == "search"  # no bot is shipped for three
 
 
 # An entry every prompt takes in the end: "pass" in the bidding, where it is refused a stuck dealer bids 2, and
@@ -243,8 +247,8 @@ def test_a_bad_level_or_a_level_for_a_bot_without_levels_is_one_usage_line():
                       (["--level", "two"], "argument --level: must be a level from 1 to 5"),
                       (["--level", "2", "--bot", "heuristic"], "argument --level: only a network bot (bot:<name> or a "
                        "checkpoint) plays at a level, and 'heuristic' is none: leave --level out, or give --bot bot"),
-                      (["--level", "2", "--preset", "pitch", "--players", "3"], "argument --level: no shipped bot "
-                       "plays pitch with 3 players, so the bots are 'search', which has no levels: leave --level out"),
+                      (["--level", "2", "--preset", "traditional", "--players", "3"], "argument --level: no "
+                       "shipped bot plays traditional with 3 players, so the bots are 'search', which has no levels: leave --level out"),
                       (["--level", "2", "--preset", "seven_up", "--bot", "bot:seven_up:level=3"], "argument --level: "
                        "--bot 'bot:seven_up:level=3' names its level already: give the level once")]:
         proc = run_play(args, "")
@@ -272,16 +276,17 @@ def test_every_hint_is_the_shipped_bots_move_from_the_seats_view():
 
 
 def test_a_table_without_a_shipped_bot_has_no_hint():
-    rules = make_rules("pitch", players=3)
+    rules = make_rules("traditional", players=3)
     state = GameState.new(rules, seed=1)
-    assert Hinter(rules).line(state, state.current_player) == ("No hint here: no shipped bot plays pitch with 3 "
-                                                               "players (docs/agents.md).")
+    assert Hinter(rules).line(state, state.current_player) == ("No hint here: no shipped bot plays traditional with "
+                                                               "3 players (docs/agents.md).")
 
 
 def test_hint_typed_at_the_prompt_is_answered_and_the_prompt_comes_again():
-    rules = make_rules("pitch", players=3)
+    rules = make_rules("traditional", players=3)
     bots = {1: Caller(), 2: Caller()}
     out = io.StringIO()
     assert play_match(rules, 0, bots, 4, stdin=io.StringIO("hint\nquit\n"), stdout=out) == 0
-    assert "Your move: No hint here: no shipped bot plays pitch with 3 players (docs/agents.md).\nYour move: \n" \
+    assert "Your move: No hint here: no shipped bot plays traditional with 3 players (docs/agents.md).\nYour move: " \
+           "\n" \
            "Game abandoned (quit)." in out.getvalue()
