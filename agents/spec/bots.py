@@ -4,7 +4,8 @@ from __future__ import annotations
 
 # Shipped bot names -> (preset, players): one bot per config in configs/.
 BOTS = {"yorkshire": ("yorkshire", 4), "traditional": ("traditional", 4), "traditional_2p": ("traditional", 2),
-        "seven_up": ("seven_up", 2), "pitch": ("pitch", 2), "pitch_3p": ("pitch", 3), "pitch_4p": ("pitch", 4), "setback": ("setback", 4)}
+        "seven_up": ("seven_up", 2), "pitch": ("pitch", 2), "pitch_3p": ("pitch", 3), "pitch_4p": ("pitch", 4),
+        "setback": ("setback", 4)}
 
 
 def bot_name(name: str, players: int | None = None, game: str | None = None) -> str:

@@ -185,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     add_rule_arguments(p, auction=True)
     p.add_argument("--seat", type=nonnegative_int, default=0, help="your seat (0 = first in play order)")
     p.add_argument("--bot", default="bot", metavar="AGENT", help="opponents and partner: 'bot' (the shipped bot for "
-                   f"the preset and player count; {NO_BOT_YET} in traditional with 3 players, which has none), 'search', 'heuristic', "
+                   f"the preset and player count; {NO_BOT_YET} in traditional with 3 players, which has none), "
+                   "'search', "
+                   "'heuristic', "
                    "'random' or any agent spec (docs/agents.md)")
     p.add_argument("--level", type=level, default=None, metavar="N",
                    help=f"the bots' level, 1 to {TOP} ({', '.join(f'{k} {w}' for k, w in WORDS.items())}; {TOP} is "

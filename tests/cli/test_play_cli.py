@@ -50,8 +50,8 @@ def test_a_person_plays_a_whole_match_with_scripted_input(preset, extra):
 
 
 def test_the_bot_of_a_game_is_its_shipped_bot_for_the_player_count_where_there_is_one():
-    from allfours.cli.play import default_bot
     from allfours.agents.registry import make_agent
+    from allfours.cli.play import default_bot
     from allfours_env.rules import make_rules
     for players, name in [(2, "pitch"), (3, "pitch_3p"), (4, "pitch_4p")]:  # every count Pitch is played with
         rules = make_rules("pitch", players=players)
@@ -247,8 +247,8 @@ def test_a_bad_level_or_a_level_for_a_bot_without_levels_is_one_usage_line():
                       (["--level", "two"], "argument --level: must be a level from 1 to 5"),
                       (["--level", "2", "--bot", "heuristic"], "argument --level: only a network bot (bot:<name> or a "
                        "checkpoint) plays at a level, and 'heuristic' is none: leave --level out, or give --bot bot"),
-                      (["--level", "2", "--preset", "traditional", "--players", "3"], "argument --level: no "
-                       "shipped bot plays traditional with 3 players, so the bots are 'search', which has no levels: leave --level out"),
+                      (["--level", "2", "--preset", "traditional", "--players", "3"],
+                       "argument --level: no shipped bot plays traditional with 3 players, so the bots are 'search', which has no levels: leave --level out"),
                       (["--level", "2", "--preset", "seven_up", "--bot", "bot:seven_up:level=3"], "argument --level: "
                        "--bot 'bot:seven_up:level=3' names its level already: give the level once")]:
         proc = run_play(args, "")
