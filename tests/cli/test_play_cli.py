@@ -248,7 +248,8 @@ def test_a_bad_level_or_a_level_for_a_bot_without_levels_is_one_usage_line():
                       (["--level", "2", "--bot", "heuristic"], "argument --level: only a network bot (bot:<name> or a "
                        "checkpoint) plays at a level, and 'heuristic' is none: leave --level out, or give --bot bot"),
                       (["--level", "2", "--preset", "traditional", "--players", "3"],
-                       "argument --level: no shipped bot plays traditional with 3 players, so the bots are 'search', which has no levels: leave --level out"),
+                       "argument --level: no shipped bot plays traditional with 3 players, so the bots are 'search', "
+                       "which has no levels: leave --level out"),
                       (["--level", "2", "--preset", "seven_up", "--bot", "bot:seven_up:level=3"], "argument --level: "
                        "--bot 'bot:seven_up:level=3' names its level already: give the level once")]:
         proc = run_play(args, "")
