@@ -119,19 +119,14 @@ def test_golden_probabilities_are_the_agents_averaged_policy(exported):
     assert differs > 0
 
 
-def test_an_encoding_1_network_plays_the_same_moves_exported(tmp_path):
-    """A network of encoding 1 exported, on today's observations and masks, gives the torch network's
-    moves and probabilities on their encoding-1 prefix, and probability 0 to actions 57..62."""
-    from allfours.agents.players.neural import load_agent
+def first_hands(preset: str, players: int, games: int, seed: int):
+    """(states, observations, masks) of every position with a choice in the first hand of ``games`` deals of
+    ``preset``, played at random (``seed``)."""
     from allfours_env import GameState
-    ck, out, _card = _export(tmp_path, V1_SIZE, ALL_FOURS_ACTIONS, canonical=True)
-    agent = load_agent(ck)
-    net = agent.net
-    assert (net.obs_size, net.num_actions) == (V1_SIZE, ALL_FOURS_ACTIONS)
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(seed)
     states = []
-    for seed in range(6):
-        s = GameState.new("traditional", seed=seed, players=2)
+    for deal in range(games):
+        s = GameState.new(preset, seed=deal, players=players)
         while not s.done and s.hand_no == 0:
             if len(s.legal_actions()) > 1:
                 states.append(s.clone())
@@ -140,6 +135,18 @@ def test_an_encoding_1_network_plays_the_same_moves_exported(tmp_path):
     mask = np.zeros((len(states), NUM_ACTIONS), np.float32)
     for i, s in enumerate(states):
         mask[i, s.legal_actions()] = 1
+    return states, obs, mask
+
+
+def test_an_encoding_1_network_plays_the_same_moves_exported(tmp_path):
+    """A network of encoding 1 exported, on today's observations and masks, gives the torch network's
+    moves and probabilities on their encoding-1 prefix, and probability 0 to actions 57..62."""
+    from allfours.agents.players.neural import load_agent
+    ck, out, _card = _export(tmp_path, V1_SIZE, ALL_FOURS_ACTIONS, canonical=True)
+    agent = load_agent(ck)
+    net = agent.net
+    assert (net.obs_size, net.num_actions) == (V1_SIZE, ALL_FOURS_ACTIONS)
+    states, obs, mask = first_hands("traditional", 2, games=6, seed=5)
     sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     probs, logits, action = sess.run(None, {"observation": obs, "action_mask": mask})
     with torch.inference_mode():
@@ -157,7 +164,6 @@ def test_an_auction_bot_exports_in_its_own_game_and_plays_its_moves(bot, preset,
     preset, players and the auction's calls, its golden vectors come from that game (bids among them), and the
     graph's greedy move is the bot's on positions of that game, auction calls included."""
     from allfours.agents.players.neural import load_bot
-    from allfours_env import GameState
     from allfours_env.cards import action_name
     out = tmp_path / f"{bot}.onnx"
     assert cli(["export", f"bot:{bot}", "--preset", preset, "-o", str(out), "--vectors", "8", "--seed", "1"]) == 0
@@ -170,18 +176,7 @@ def test_an_auction_bot_exports_in_its_own_game_and_plays_its_moves(bot, preset,
     assert {v["preset"] for v in views} == {preset} and {v["players"] for v in views} == {players}
     assert {"bid", "play"} <= {v["phase"] for v in views}
     agent = load_bot(bot)
-    rng = np.random.default_rng(7)
-    states = []
-    for seed in range(4):
-        s = GameState.new(preset, seed=seed, players=players)
-        while not s.done and s.hand_no < 1:
-            if len(s.legal_actions()) > 1:
-                states.append(s.clone())
-            s.apply(int(rng.choice(s.legal_actions())))
-    obs = np.stack([encode(s, s.current) for s in states])
-    mask = np.zeros((len(states), NUM_ACTIONS), np.float32)
-    for i, s in enumerate(states):
-        mask[i, s.legal_actions()] = 1
+    states, obs, mask = first_hands(preset, players, games=4, seed=7)
     sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     action = sess.run(["action"], {"observation": obs, "action_mask": mask})[0]
     want = [agent.act(s, s.current) for s in states]
