@@ -741,9 +741,10 @@ def test_a_bot_seat_at_a_level_and_a_hint_with_the_rule_behind_it(browser):
         assert app.state.matches.record(match_id)["seats"] == ["human", "bot:seven_up:level=2"]
         assert "bot:seven_up (Casual)" in browser.find_element(By.ID, "pos-top").text
         hinted, kinds = 0, set()
-        for _ in range(200):
+        decisions = {"stand_or_beg", "give_or_run"}  # the eldest's, or the dealer's: the deal decides which
+        for _ in range(200):  # the dealer's seat comes from the deal: hint until a decision and a card were asked
             state = WebDriverWait(browser, 30).until(lambda d: (s := d.execute_script(PAGE_STATE)) != "wait" and s)
-            if state == "over" or hinted >= 4:
+            if state == "over" or (hinted >= 4 and kinds & decisions and kinds - decisions):
                 break
             if state == "summary":
                 browser.find_element(By.ID, "continue").click()
@@ -768,5 +769,4 @@ def test_a_bot_seat_at_a_level_and_a_hint_with_the_rule_behind_it(browser):
                 browser.find_element(By.ID, f"action-{action}").click()
             else:
                 browser.find_element(By.CSS_SELECTOR, f'#hand .card[data-card="{action}"]').click()
-        decisions = {"stand_or_beg", "give_or_run"}  # the eldest's, or the dealer's: the deal decides which
-        assert hinted == 4 and kinds & decisions and kinds - decisions, kinds
+        assert hinted >= 4 and kinds & decisions and kinds - decisions, kinds
