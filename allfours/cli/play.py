@@ -10,7 +10,7 @@ import sys
 from allfours.agents.players.human import SUIT_NAMES, QuitGame, bid_words, call_words
 from allfours.agents.registry import make_agent
 from allfours.agents.spec import AgentSpec
-from allfours.agents.spec.bots import BOTS
+from allfours.agents.spec.bots import bot_for, table_words
 from allfours.agents.spec.levels import TOP, WORDS, check_level
 from allfours_env import GameState, action_name
 from allfours_env.cards import BID_NAMES, BID_VALUE, BIDS, JACK, SUITS, card_code
@@ -32,7 +32,7 @@ ALL_PASS_HOW = {"stuck": " If everyone before the dealer passes, the dealer must
                 "redeal": " If everyone passes, the same dealer deals again.",
                 "eldest": " If everyone passes, the eldest pitches with no contract.",
                 "next_dealer": " If everyone passes, the deal passes to the left."}
-NO_BOT_YET = "search"  # the opponents of --bot bot in a game no shipped bot plays (traditional with 3 players)
+NO_BOT_YET = "search"  # --bot bot where no shipped bot plays (traditional with 3 players, pitch in partnerships)
 
 
 def auction_how(rules) -> str:
@@ -146,9 +146,9 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
 
 
 def default_bot(rules) -> str:
-    """The spec ``--bot bot`` stands for: the preset's shipped bot for the table's player count, or ``NO_BOT_YET``
-    in a game that none plays (traditional with 3 players)."""
-    if (rules.preset, rules.players) not in BOTS.values():
+    """The spec ``--bot bot`` stands for: the preset's shipped bot for the table (``bot_for``), or ``NO_BOT_YET``
+    at a table that none plays (traditional with 3 players, Auction Pitch in partnerships)."""
+    if bot_for(rules) is None:
         return NO_BOT_YET
     return f"bot:{rules.preset}"
 
@@ -168,7 +168,7 @@ def at_level(spec: AgentSpec, n: int | None, asked: str, rules) -> AgentSpec:
     if n is None:
         return spec
     if not spec.is_network and asked == "bot":
-        raise ValueError(f"no shipped bot plays {rules.preset} with {rules.players} players, so the bots are "
+        raise ValueError(f"no shipped bot plays {table_words(rules)}, so the bots are "
                          f"{spec.label!r}, which has no levels: leave --level out")
     if not spec.is_network:
         raise ValueError(f"only a network bot (bot:<name> or a checkpoint) plays at a level, and {spec.label!r} "
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     add_rule_arguments(p, auction=True)
     p.add_argument("--seat", type=nonnegative_int, default=0, help="your seat (0 = first in play order)")
     p.add_argument("--bot", default="bot", metavar="AGENT", help="opponents and partner: 'bot' (the shipped bot for "
-                   f"the preset and player count; {NO_BOT_YET} in traditional with 3 players, which has none), "
+                   f"the table; {NO_BOT_YET} where none is: traditional with 3 players, pitch in partnerships), "
                    "'search', "
                    "'heuristic', "
                    "'random' or any agent spec (docs/agents.md)")

@@ -13,7 +13,7 @@ from importlib.resources import files
 
 from allfours.agents.players.human import HumanAgent
 from allfours.agents.registry import make_agent
-from allfours.agents.spec.bots import BOTS
+from allfours.agents.spec.bots import bot_for, table_words
 from allfours_env import GameState, action_name, seat_view
 from allfours_env.replay import state_from_request
 
@@ -22,8 +22,9 @@ RULES_JSON = files("allfours.serve").joinpath("static", "rules.json")
 
 
 def hint_bot(rules) -> str | None:
-    """The spec of the shipped bot of the table (``bot:<name>`` for its preset and player count), or None."""
-    return next((f"bot:{name}" for name, table in BOTS.items() if table == (rules.preset, rules.players)), None)
+    """The spec of the shipped bot of the table (``bot:<name>``, ``bot_for`` its rules), or None."""
+    name = bot_for(rules)
+    return None if name is None else f"bot:{name}"
 
 
 def rule_key(view: dict, action: str | None = None) -> str | None:
@@ -65,8 +66,7 @@ class Hinter:
 
     def line(self, state: GameState, seat: int) -> str:
         if self.spec is None:
-            return (f"No hint here: no shipped bot plays {self.rules.preset} with {self.rules.players} players "
-                    "(docs/agents.md).")
+            return (f"No hint here: no shipped bot plays {table_words(self.rules)} (docs/agents.md).")
         try:
             action, p = self.hint(state, seat)
         except ValueError as e:  # the bot is not installed

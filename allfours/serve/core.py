@@ -25,7 +25,7 @@ from allfours.agents.network.checkpoint import checkpoints_dir
 from allfours.agents.network.model_card import model_card
 from allfours.agents.registry import make_agent, plays
 from allfours.agents.spec import AgentSpec
-from allfours.agents.spec.bots import BOTS
+from allfours.agents.spec.bots import BOTS, bot_for
 from allfours.agents.spec.levels import WORDS
 from allfours_env import PRESETS, __version__, action_name
 from allfours_env.replay import ViewError, state_from_request
@@ -161,12 +161,12 @@ class BotPool:
         """Every text a request may name: the bots on offer, then the levels of each network among them."""
         return [*self.specs, *(level["spec"] for s in self.specs for level in self.levels(s))]
 
-    def hint_spec(self, preset: str, players: int) -> str | None:
-        """The bot a hosted table's hint asks: the shipped bot of ``preset`` for ``players`` (``bot:<name>``, at
-        its full strength), where this server offers it; else None."""
-        names = [name for name, table in BOTS.items() if table == (preset, players)]
+    def hint_spec(self, rules) -> str | None:
+        """The bot a hosted table's hint asks: the shipped bot of the table's ``rules`` (``bot_for``; ``bot:<name>``,
+        at its full strength), where this server offers it; else None."""
+        name = bot_for(rules)
         return next((s for s in self.specs if isinstance(self._parsed[s], AgentSpec) and self._parsed[s].name == "bot"
-                     and self._parsed[s].target in names and not self._parsed[s].items), None)
+                     and self._parsed[s].target == name and not self._parsed[s].items), None)
 
     @property
     def default(self) -> str:

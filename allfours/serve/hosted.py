@@ -36,6 +36,7 @@ import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
+from allfours.agents.spec.bots import table_words
 from allfours_env import GameState, action_name, make_rules, parse_action, seat_view
 
 from .core import BotPool, RequestError, answer
@@ -260,8 +261,7 @@ class MatchStore:
             bot = self._hint_bot(match)
             if bot is None:
                 raise RequestError(409, "no_hint_bot", f"no hints at this table: no shipped bot plays "
-                                                       f"{state.rules.preset} with {state.rules.players} players on "
-                                                       "this server (GET /v1/bots)")
+                                                       f"{table_words(state.rules)} on this server (GET /v1/bots)")
             view, seq = seat_view(state, seat), match.seq
         got = answer({**view, "bot": bot, "want_policy": True}, self.pool)
         return {"match_id": match.id, "seat": seat, "seq": seq, "action": got["action"],
@@ -269,7 +269,7 @@ class MatchStore:
                 "legal_actions": got["legal_actions"], "bot": got["bot"]}
 
     def _hint_bot(self, match: Match) -> str | None:
-        return self.pool.hint_spec(match.state.rules.preset, match.state.rules.players)
+        return self.pool.hint_spec(match.state.rules)
 
     def move(self, match_id: str, token: str | None, action: str, since: int | None = None,
              expect_seq: int | None = None, client: str = "") -> dict:

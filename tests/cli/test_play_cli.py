@@ -60,6 +60,23 @@ def test_the_bot_of_a_game_is_its_shipped_bot_for_the_player_count_where_there_i
     assert default_bot(make_rules("setback")) == "bot:setback"
     assert default_bot(make_rules("yorkshire")) == "bot:yorkshire"
     assert default_bot(make_rules("traditional", players=3)) == "search"  # no bot is shipped for three
+    # bot:pitch_4p learnt each for themselves: Auction Pitch in partnerships has no shipped bot, so no default one
+    assert default_bot(make_rules("pitch", players=4, partnerships=True)) == "search"
+    assert default_bot(make_rules("setback", players=4, partnerships=True)) == "bot:setback"  # setback's own sides
+
+
+def test_the_hint_and_the_level_name_a_table_without_a_bot_by_its_sides():
+    from allfours.agents.spec import AgentSpec
+    from allfours.cli.play import at_level
+    from allfours.cli.play_hint import Hinter, hint_bot
+    from allfours_env.rules import make_rules
+    together, alone = make_rules("pitch", players=4, partnerships=True), make_rules("pitch", players=4)
+    assert hint_bot(alone) == "bot:pitch_4p" and hint_bot(together) is None
+    assert Hinter(together).line(None, 0) == ("No hint here: no shipped bot plays pitch with 4 players in "
+                                               "partnerships (docs/agents.md).")
+    with pytest.raises(ValueError, match=r"^no shipped bot plays pitch with 4 players in partnerships, so the bots "
+                                         r"are 'search', which has no levels: leave --level out$"):
+        at_level(AgentSpec.parse("search"), 2, "bot", together)
 
 
 # An entry every prompt takes in the end: "pass" in the bidding, where it is refused a stuck dealer bids 2, and

@@ -115,6 +115,19 @@ def test_a_table_without_its_shipped_bot_on_offer_has_no_hints(client):
                        "traditional with 2 players on this server (GET /v1/bots)"}
 
 
+def test_pitch_in_partnerships_has_no_hint_bot_where_bot_pitch_4p_learnt_each_for_themselves():
+    unlimited = Limits(client_rate=0, token_rate=0)
+    with TestClient(create_app(["bot:pitch_4p", "heuristic"], limits=unlimited), base_url="http://127.0.0.1") as c:
+        for options, hint in [({"players": 4}, "bot:pitch_4p"), ({"players": 4, "partnerships": True}, None)]:
+            made = c.post("/v1/matches", json={"preset": "pitch", "options": options, "seed": 3,
+                                               "seats": ["human", "heuristic", "heuristic", "heuristic"]}).json()
+            token = made["tokens"][0]["token"]
+            assert c.get(f"/v1/matches/{made['match_id']}", headers=auth(token)).json()["hint_bot"] == hint, options
+        refused = c.get(f"/v1/matches/{made['match_id']}/hint", headers=auth(token)).json()["error"]
+        assert refused == {"status": 409, "type": "no_hint_bot", "message": "no hints at this table: no shipped bot "
+                           "plays pitch with 4 players in partnerships on this server (GET /v1/bots)"}
+
+
 @pytest.mark.parametrize("seat, message", [
     (f"{BOT}:level=9", f"bot '{BOT}:level=9' is not on offer here: option level of '{BOT}' must be a level from 1 to "
                        "5 (1 Beginner, 2 Casual, 3 Club, 4 Strong, 5 Expert), got 9"),
