@@ -33,8 +33,6 @@ import sys
 import time
 from pathlib import Path
 
-import torch
-
 from allfours.agents.evaluation import eval_command, round_robin
 from allfours.agents.evaluation.ray_eval import RayEvalError, connect
 from allfours.agents.registry import make_agent, plays
@@ -233,12 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"argument --ray-address: {e}") from None
     except ValueError as e:
         return fail(PROG, e)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as in the evaluation's workers: with --workers 1 the networks play in this process
-    try:
-        return run(args, runs)
-    finally:
-        torch.set_num_threads(threads)
+    return run(args, runs)  # (the evaluation's pool plays on one thread a process, --workers 1 included)
 
 
 def run(args, runs: dict) -> int:
