@@ -1,5 +1,5 @@
-"""Ship a trained run as a bot: ``python -m allfours.train.ship RUN_DIR NAME`` (NAME: yorkshire, traditional,
-traditional_2p, seven_up, pitch, setback: ``allfours.agents.spec.bots.BOTS``).
+"""Ship a trained run as a bot: ``python -m allfours.train.ship RUN_DIR NAME`` (NAME: a shipped bot's name,
+``allfours.agents.spec.bots.BOTS``).
 
 Writes ``checkpoints/<NAME>.pt``: the run's best (or given) checkpoint without the optimizer
 state, the pool and the rollout state, so it stays small; everything ``load_bot`` checks
@@ -53,8 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m allfours.train.ship", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="run folder (its best.pt) or a checkpoint file")
-    p.add_argument("name", help="the bot's name (allfours.agents.spec.bots.BOTS): yorkshire, traditional, "
-                   "traditional_2p, seven_up, pitch, setback")
+    p.add_argument("name", help=f"the bot's name (allfours.agents.spec.bots.BOTS): {', '.join(BOTS)}")
     args = p.parse_args(argv)
     try:
         path = ship(args.source, args.name)
