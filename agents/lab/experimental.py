@@ -299,7 +299,7 @@ _BUILDERS = {
     "nested": (nested, "two-level search (nested:OxI)"),
     "model": (model, "search that knows how its opponent plays"),
     "search-play": (SearchPlay, "heuristic trump decisions, searched card play"),
-    "sparta": (sparta, "search over a network blueprint at play time (two players)"),
+    "sparta": (sparta, "search over a network blueprint at play time (two players, or four in partnerships)"),
     "clairvoyant": (clairvoyant, "cheat: one world, the real deal"),
     "partner": (partner, "cheat: worlds keep the partner's real hand"),
     "partner-play": (partner_play, "cheat: the partner's hand once trump is set"),
