@@ -242,6 +242,9 @@ def parse_playout(text: str | AgentSpec, agent: str = "search") -> AgentSpec:
     if spec.name != "heuristic" and not spec.is_network:
         raise ValueError(f"{agent} playout {spec.label!r} is not a network: give 'heuristic', bot:<name> or a "
                          "checkpoint")
+    if spec.get("level") is not None:  # the batched playout plays the network's moves: a level would be ignored
+        raise ValueError(f"{agent} playout {spec.label!r} takes no level: a playout plays the network itself "
+                         "(bot:<name>, or bot:<name>:sym=1 averaged); a level is a seated bot's")
     return spec
 
 
@@ -302,6 +305,10 @@ def _options(text: str, name: str, rest: str, kinds: dict) -> tuple:
         if not eq or not key:
             raise ValueError(f"bad parameter {item.strip()!r} in agent spec {text!r}: expected key=value")
         if key not in kinds:
+            nested = [k for k, v in items if isinstance(v, AgentSpec)]
+            if nested and key in NETWORK_OPTIONS:  # read as the nested spec's second option
+                raise ValueError(f"unknown parameter {key!r} for agent {name!r}: its {nested[-1]}= plays the network "
+                                 "itself and takes one option, sym= (a level is a seated bot's)")
             raise ValueError(f"unknown parameter {key!r} for agent {name!r}: valid are {', '.join(kinds)}"
                              f"{_hint(key, kinds)}")
         if any(k == key for k, _ in items):

@@ -135,6 +135,13 @@ def test_checkpoint_path_is_the_file_a_warm_start_reads():
     ("search:playout=random", "search playout 'random' is not a network"),
     ("search:playout=bogus", "search playout 'bogus': unknown agent 'bogus'"),
     ("guided:playout=side", "guided playout 'side' is not a policy"),
+    # a playout is batched over the network itself: a level's random moves would be silently left out
+    ("search:playout=bot:yorkshire:level=3", "search playout 'bot:yorkshire:level=3' takes no level"),
+    ("guided:playout=bot:seven_up:level=1", "guided playout 'bot:seven_up:level=1' takes no level"),
+    ("search:playout=bot:yorkshire:sym=1,level=3", r"unknown parameter 'level' for agent 'search': its playout= plays "
+                                                   r"the network itself and takes one option, sym="),
+    ("experimental:sparta:blueprint=bot:seven_up:sym=1,level=2", "unknown parameter 'level' for agent 'sparta': its "
+                                                                 "blueprint= plays the network itself"),
     ("guided:bot=search", "unknown bot"),  # a bare name is a bot's: refused when loaded (tested in test_guided)
     ("bot:", "agent spec 'bot:' names no bot: give bot:<name>, one of yorkshire"),
     ("bot:seven_up:sym=2", "option sym of 'bot:seven_up' must be 0 or 1, got '2'"),
