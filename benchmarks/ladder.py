@@ -150,8 +150,12 @@ def table(board: dict) -> str:
         lines.append(f"| {r['level']} | {r['word']} | {r['win_rate']:.3f} | {lo:.3f} - {hi:.3f} | "
                      f"{r['points_per_hand']:.3f} | {r['opponent_points_per_hand']:.3f} | {short(r['rating'])} | "
                      f"{'yes' if r['beats'] else '**no**'} |")
-    lines += ["", "Rating: level 1 = 0; each level's is the one below plus the Elo difference of its win rate p "
-                  "against it, 400 log10(p / (1 - p)).", ""]
+    rating = ("Rating: level 1 = 0; each level's is the one below plus the Elo difference of its win rate p against "
+              "it, 400 log10(p / (1 - p))." if board["rating_1"] is not None else
+              f"Rating: none each for themselves (an Elo step needs two sides); the level plays one seat against the "
+              f"level below in the other {board['players'] - 1}, so an even share is {board['even']:.3f}, and a "
+              "stronger level below in more seats lowers the win rate up the ladder.")
+    lines += ["", rating, ""]
     for r in board["levels"]:
         if not r["beats"]:
             lines += [f"**Level {r['level']} ({r['word']}) does not beat level {r['opponent']} "

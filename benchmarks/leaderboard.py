@@ -6,9 +6,11 @@
     python benchmarks/leaderboard.py --ray-address auto   # the matches as Ray tasks on a cluster (docs/ray.md)
 
 A board is a preset at a player count: yorkshire, seven_up, traditional (4 players),
-traditional_2p (traditional with 2), pitch (Auction Pitch with 2) and setback. On each, ``round_robin``
-of ``allfours.agents.evaluation`` plays every pair of ``--agents`` on the same duplicate deals (``--matches`` per
-pairing, each deal in both seatings, run seed ``--seed``) and rates them by one Plackett-Luce maximum-likelihood
+traditional_2p (traditional with 2), pitch, pitch_3p and pitch_4p (Auction Pitch with 2, 3 and 4, each for
+themselves) and setback. On each, ``round_robin`` of ``allfours.agents.evaluation`` plays every pair of ``--agents``
+on the same duplicate deals (``--matches`` per pairing, each deal in both seatings; each for themselves, the row's
+agent in each seat in turn and the other in the rest, and the other way round too, run seed ``--seed``) and rates
+them by one Plackett-Luce maximum-likelihood
 fit over every match (``allfours.agents.evaluation.rating``, in Elo with 95% intervals); the
 board's figures are those ``allfours eval`` prints for the command shown with its table. In
 ``--agents``, ``bot`` stands for the board's shipped bot (``bot:yorkshire`` ...). The default
@@ -33,20 +35,21 @@ import sys
 import time
 from pathlib import Path
 
-from allfours.agents.evaluation import eval_command, round_robin
+from allfours.agents.evaluation import eval_command, round_robin, seatings
 from allfours.agents.evaluation.ray_eval import RayEvalError, connect
 from allfours.agents.registry import make_agent, plays
 from allfours.arguments import Parser, fail, positive_int, seed
+from allfours_env import make_rules
 
 PROG = "leaderboard.py"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmark.md"
 # board -> (preset, rule options)
 BOARDS = {"yorkshire": ("yorkshire", {}), "seven_up": ("seven_up", {}), "traditional": ("traditional", {}),
           "traditional_2p": ("traditional", {"players": 2}), "pitch": ("pitch", {"players": 2}),
-          "setback": ("setback", {})}
+          "pitch_3p": ("pitch", {"players": 3}), "pitch_4p": ("pitch", {"players": 4}), "setback": ("setback", {})}
 DEFAULT_AGENTS = ("random", "heuristic", "search", "bot", "guided")
 OPTIONAL = ("guided",)  # in the defaults only once registered
-DEFAULT_MATCHES = 400
+DEFAULT_MATCHES = 400  # a pairing, or the next multiple of the seatings of a deal (402 with three players)
 SECTION = re.compile(r"<!-- leaderboard:(\w+) (\{.*?\}) -->\n.*?<!-- leaderboard:\1 end -->\n?", re.S)
 
 
@@ -57,7 +60,8 @@ def build_parser() -> Parser:
     p.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
                    help=f"agent specs, 'bot' for the board's bot (default {' '.join(DEFAULT_AGENTS)})")
     p.add_argument("--matches", type=positive_int, default=None,
-                   help=f"matches per pairing, even (default {DEFAULT_MATCHES})")
+                   help=f"matches per pairing, a multiple of the seatings of a deal (default {DEFAULT_MATCHES}, "
+                        "402 with three players)")
     p.add_argument("--seed", type=seed, default=None, help="run seed (default 0)")
     p.add_argument("--workers", type=positive_int, default=None, help="worker processes (default 2)")
     p.add_argument("--ray-address", metavar="ADDRESS", default=None,
@@ -124,28 +128,54 @@ def section(board: str, out: dict, agents: list[str], matches: int, seed: int) -
     order = sorted(agents, key=lambda a: (-rating[a]["rating"], agents.index(a)))
     rows = {(r["agent"], r["opponent"]): r for r in out["results"]}
     lines = [f"<!-- leaderboard:{board} {json.dumps(params(agents, matches, seed))} -->",
-             f"{matches} matches per pairing ({matches // 2} deals, each in both seatings), seed {seed}; the same "
+             f"{matches} matches per pairing ({deals(board, matches)}), seed {seed}; the same "
              f"figures: `{eval_command(agents, preset, options, matches, seed)}`.", "",
              "| rank | agent | rating (Elo) | 95% CI |", "| ---: | --- | ---: | --- |"]
     for i, a in enumerate(order, 1):
         r = rating[a]
         lines.append(f"| {i} | {a} | {r['rating']:.1f} | {r['ci95'][0]:.1f} - {r['ci95'][1]:.1f} |")
-    lines += ["", "| win rate (Wilson 95%), row against column | " + " | ".join(order) + " |",
+    n = group(board)
+    head = "win rate (Wilson 95%), row against column" + (f" (row in one seat, column in {n - 1}: even 1/{n})"
+                                                          if n > 2 else "")
+    lines += ["", f"| {head} | " + " | ".join(order) + " |",
               "| --- |" + " --- |" * len(order)]
     for a in order:
         cells = [cell(rows[(a, b)]) if a != b else "" for b in order]
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
     lines += ["", "| agent | opponent | matches | wins | win rate | Wilson 95% | points/hand | t 95% "
               "| opponent points/hand |", "| --- | --- | ---: | ---: | ---: | --- | ---: | --- | ---: |"]
+    both = n > 2  # each for themselves: B alone against A is a pairing of its own, not the complement
     for i, a in enumerate(agents):
         for b in agents[i + 1:]:
-            r = rows[(a, b)]
-            pci = r["points_per_hand_ci95"]
-            lines.append(f"| {a} | {b} | {r['matches']} | {r['wins']} | {r['win_rate']:.3f} | {span(r['ci95'])} | "
-                         f"{r['points_per_hand']:.3f} | {span(pci) if pci else 'n/a'} | "
-                         f"{r['opponent_points_per_hand']:.3f} |")
+            for r in ([rows[(a, b)], rows[(b, a)]] if both else [rows[(a, b)]]):
+                lines.append(row(r))
     lines.append(f"<!-- leaderboard:{board} end -->")
     return "\n".join(lines) + "\n"
+
+
+def row(r: dict) -> str:
+    pci = r["points_per_hand_ci95"]
+    return (f"| {r['agent']} | {r['opponent']} | {r['matches']} | {r['wins']} | {r['win_rate']:.3f} | "
+            f"{span(r['ci95'])} | {r['points_per_hand']:.3f} | {span(pci) if pci else 'n/a'} | "
+            f"{r['opponent_points_per_hand']:.3f} |")
+
+
+def group(board: str) -> int:
+    """The seatings of one deal on ``board``: 2 with two sides, else one a seat."""
+    preset, options = BOARDS[board]
+    rules = make_rules(preset, **options)
+    return len(seatings(rules.players, rules.partnerships))
+
+
+def deals(board: str, matches: int) -> str:
+    n = group(board)
+    return (f"{matches // 2} deals, each in both seatings" if n == 2 else
+            f"{matches // n} deals, each with the row's agent in each of the {n} seats and the column's in the others")
+
+
+def default_matches(board: str) -> int:
+    n = group(board)
+    return -(-DEFAULT_MATCHES // n) * n
 
 
 def cell(r: dict) -> str:
@@ -199,10 +229,13 @@ def resolve(args, board: str, recorded: dict) -> tuple[list[str], int, int]:
     records them, else the defaults."""
     made = recorded if args.check else {}
     agents = board_agents(board, args.agents if args.agents is not None else made.get("agents"))
-    matches = args.matches if args.matches is not None else made.get("matches", DEFAULT_MATCHES)
+    matches = args.matches if args.matches is not None else made.get("matches", default_matches(board))
     seed = args.seed if args.seed is not None else made.get("seed", 0)
-    if not isinstance(matches, int) or matches < 2 or matches % 2:
-        raise ValueError(f"argument --matches: must be even (each deal is played in both seatings), got {matches}")
+    n = group(board)
+    if not isinstance(matches, int) or matches < n or matches % n:
+        words = "even (each deal is played in both seatings)" if n == 2 else \
+            f"a multiple of {n} on board {board} (each deal is played in {n} seatings)"
+        raise ValueError(f"argument --matches: must be {words}, got {matches}")
     return agents, matches, seed
 
 

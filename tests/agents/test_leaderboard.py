@@ -141,3 +141,36 @@ def test_the_doc_has_every_board():
     for board, (made, _) in found.items():
         assert set(made) == {"agents", "matches", "seed"}, board
         assert f"bot:{board}" in made["agents"] and {"random", "heuristic"} <= set(made["agents"]), board
+
+
+def test_a_board_each_for_themselves_lists_both_directions_of_a_pairing(tmp_path):
+    """Three-handed Pitch: A alone against two B is not the complement of B alone against two A."""
+    doc = tmp_path / "benchmark.md"
+    doc.write_text("<!-- leaderboard:pitch_3p {} -->\nold\n<!-- leaderboard:pitch_3p end -->\n")
+    agents = ["random", "heuristic"]
+    assert leaderboard.main(["--doc", str(doc), "--presets", "pitch_3p", "--agents", *agents, "--matches", "6",
+                             "--seed", "1", "--workers", "1", "--no-progress"]) == 0
+    text = doc.read_text()
+    out = round_robin(agents, preset="pitch", options={"players": 3}, matches=6, seed=1, workers=1, progress=False)
+    rows = {(r["agent"], r["opponent"]): r for r in out["results"]}
+    pairings = table(text, "| agent | opponent |")
+    assert [(p[0], p[1]) for p in pairings] == [("random", "heuristic"), ("heuristic", "random")]
+    for a, b, matches, wins, *_ in pairings:
+        assert (int(matches), int(wins)) == (6, rows[(a, b)]["wins"])
+    assert "6 matches per pairing (2 deals, each with the row's agent in each of the 3 seats" in text
+    assert "| win rate (Wilson 95%), row against column (row in one seat, column in 2: even 1/3) |" in text
+
+
+def test_the_default_matches_fill_whole_deals():
+    assert [leaderboard.default_matches(b) for b in ("pitch", "pitch_3p", "pitch_4p", "setback")] == [400, 402, 400,
+                                                                                                      400]
+
+
+def test_matches_that_split_a_deal_of_three_are_one_line(tmp_path, capsys):
+    doc = tmp_path / "benchmark.md"
+    doc.write_text("<!-- leaderboard:pitch_3p {} -->\nold\n<!-- leaderboard:pitch_3p end -->\n")
+    assert leaderboard.main(["--doc", str(doc), "--presets", "pitch_3p", "--agents", "random", "heuristic",
+                             "--matches", "4"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("leaderboard.py: error: argument --matches: must be a multiple of 3 on board pitch_3p (each deal "
+                   "is played in 3 seatings), got 4")
