@@ -27,7 +27,7 @@ import math
 import sys
 import time
 
-from allfours.agents.evaluation import EvaluationInterrupted, eval_command, evaluate_pairings, seatings
+from allfours.agents.evaluation import EvaluationInterrupted, deal_group, eval_command, evaluate_pairings
 from allfours.agents.spec.bots import BOTS
 from allfours.agents.spec.levels import TOP, WORDS
 from allfours.arguments import Parser, fail, positive_int, seed
@@ -87,8 +87,7 @@ def matches_of(name: str, matches: int | None) -> int:
 
 def check_matches(name: str, matches: int) -> None:
     preset, options = game(name)
-    rules = make_rules(preset, **options)
-    group = len(seatings(rules.players, rules.partnerships))
+    group = deal_group(make_rules(preset, **options))
     if matches % group:
         words = "even (each deal is played in both seatings)" if group == 2 else \
             f"a multiple of {group} for bot {name} (each deal is played in {group} seatings)"
@@ -129,7 +128,7 @@ def short(x: float | None, digits: int = 1) -> str:
 
 def deals(board: dict) -> str:
     """How the matches are dealt: each deal in both seatings, or, each for themselves, the level in each seat."""
-    group = len(seatings(board["players"], make_rules(board["preset"], **game(board["bot"])[1]).partnerships))
+    group = deal_group(make_rules(board["preset"], **game(board["bot"])[1]))
     return (f"{board['matches'] // 2} deals, each in both seatings" if group == 2 else
             f"{board['matches'] // group} deals, each with the level in each of the {group} seats and the level "
             f"below in the others")

@@ -35,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from allfours.agents.evaluation import eval_command, round_robin, seatings
+from allfours.agents.evaluation import deal_group, eval_command, round_robin
 from allfours.agents.evaluation.ray_eval import RayEvalError, connect
 from allfours.agents.registry import make_agent, plays
 from allfours.arguments import Parser, fail, positive_int, seed
@@ -163,8 +163,7 @@ def row(r: dict) -> str:
 def group(board: str) -> int:
     """The seatings of one deal on ``board``: 2 with two sides, else one a seat."""
     preset, options = BOARDS[board]
-    rules = make_rules(preset, **options)
-    return len(seatings(rules.players, rules.partnerships))
+    return deal_group(make_rules(preset, **options))
 
 
 def deals(board: str, matches: int) -> str:

@@ -39,12 +39,12 @@ a cluster instead of local processes (``allfours.agents.evaluation.ray_eval``), 
 same progress bar and the same partial report when stopped.
 """
 
-from .matches import Task, build_agent, derive_seed, make_tasks, play_match, run_task, seatings, task_agent
+from .matches import Task, build_agent, deal_group, derive_seed, make_tasks, play_match, run_task, seatings, task_agent
 from .pairings import eval_command, evaluate_agent, evaluate_pairing, evaluate_pairings, round_robin, whole_groups
 from .pool import EvaluationInterrupted, children_ignore, init_worker, run_tasks
 from .stats import MIN_UNITS, PairingResult, ratio_interval, summarize, t_interval, wilson
 
 __all__ = ["MIN_UNITS", "EvaluationInterrupted", "PairingResult", "Task", "build_agent", "children_ignore",
-           "derive_seed", "eval_command", "evaluate_agent", "evaluate_pairing", "evaluate_pairings", "init_worker",
-           "make_tasks", "play_match", "ratio_interval", "round_robin", "run_task", "run_tasks", "seatings",
-           "summarize", "t_interval", "task_agent", "whole_groups", "wilson"]
+           "deal_group", "derive_seed", "eval_command", "evaluate_agent", "evaluate_pairing", "evaluate_pairings",
+           "init_worker", "make_tasks", "play_match", "ratio_interval", "round_robin", "run_task", "run_tasks",
+           "seatings", "summarize", "t_interval", "task_agent", "whole_groups", "wilson"]

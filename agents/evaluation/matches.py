@@ -91,13 +91,19 @@ def seatings(players: int, partnerships: bool) -> list[tuple[int, ...]]:
     raise ValueError(f"unsupported number of players {players}")
 
 
+def deal_group(rules: Rules) -> int:
+    """The matches one deal makes at ``rules``' table: its seatings (2 with two sides, one a seat each for
+    themselves); a run's matches are a multiple of it."""
+    return len(seatings(rules.players, rules.partnerships))
+
+
 def make_tasks(pairs: list[tuple], preset: str, matches: int, seed: int, options: dict | None = None,
                rules: Rules | None = None) -> list[Task]:
     """The schedule of ``pairs`` (specs, or names of in-memory agents); ``rules``: the game of
     ``preset`` with ``options``, made by the caller (default: made here)."""
     if rules is None:
         rules = make_rules(preset, **(options or {}))
-    group = len(seatings(rules.players, rules.partnerships))
+    group = deal_group(rules)
     if not isinstance(matches, int) or matches < group or matches % group:
         raise ValueError(f"matches must be a positive multiple of {group} for {preset!r} with {rules.players} "
                          f"players (each deal is played {group} times), got {matches!r}")
