@@ -101,7 +101,7 @@ def families(spec: str | AgentSpec) -> tuple:
     checkpoint or an sb3 model (``make_agent`` refuses one without the auction's calls once it is loaded)."""
     spec = AgentSpec.parse(spec)
     if spec.name == "bot" and spec.target in BOTS:  # (an unknown bot is left to the loader, which names the shipped)
-        return (ALL_PRESETS[BOTS[spec.target][0]].family,)
+        return (ALL_PRESETS[BOTS[spec.target].preset].family,)
     if spec.is_network or spec.name == "sb3":
         return EVERY
     if spec.name.startswith(EXPERIMENTAL):
@@ -123,8 +123,8 @@ def _refuse(spec: AgentSpec, preset: str) -> None:
     """The ValueError of a player ``spec`` whose ``families`` do not take ``preset``."""
     family = ALL_PRESETS[preset].family
     if spec.is_network:
-        bots = ", ".join(f"bot:{b}" for b, (p, _) in BOTS.items() if ALL_PRESETS[p].family == family)
-        raise ValueError(f"{spec.label} is a network for {BOTS[spec.target][0]}: it does not play {preset} "
+        bots = ", ".join(f"bot:{b}" for b, t in BOTS.items() if ALL_PRESETS[t.preset].family == family)
+        raise ValueError(f"{spec.label} is a network for {BOTS[spec.target].preset}: it does not play {preset} "
                          f"({bots} do)")
     if spec.name == "search":
         raise ValueError(f"search plays {FAMILIES[family]} with heuristic playouts only so far")

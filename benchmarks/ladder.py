@@ -32,7 +32,6 @@ from allfours.agents.spec.bots import BOTS
 from allfours.agents.spec.levels import TOP, WORDS
 from allfours.arguments import Parser, fail, positive_int, seed
 from allfours_env import make_rules
-from allfours_env.rules import ALL_PRESETS
 
 PROG = "ladder.py"
 # Matches a pairing by default, by the bot's player count: two-player matches are short and luck-heavy (Seven Up's
@@ -60,9 +59,8 @@ def spec(name: str, level: int) -> str:
 
 
 def game(name: str) -> tuple[str, dict]:
-    """(preset, rule options) of a bot's game: ``players`` only where it is not the preset's own count."""
-    preset, players = BOTS[name]
-    return preset, ({} if ALL_PRESETS[preset].players == players else {"players": players})
+    """(preset, rule options) of a bot's game: ``players`` and ``partnerships`` only where not the preset's own."""
+    return BOTS[name].preset, BOTS[name].options()
 
 
 def elo(p: float) -> float | None:
@@ -82,7 +80,7 @@ def ratings(win_rates: list[float]) -> list[float | None]:
 
 def matches_of(name: str, matches: int | None) -> int:
     """``--matches``, or the default for the bot's player count."""
-    return DEFAULT_MATCHES[BOTS[name][1]] if matches is None else matches
+    return DEFAULT_MATCHES[BOTS[name].players] if matches is None else matches
 
 
 def check_matches(name: str, matches: int) -> None:
@@ -138,7 +136,8 @@ def table(board: dict) -> str:
     """A bot's ladder as markdown: heading, table, what the rating is, who does not beat the level below, and
     the command."""
     name, matches = board["bot"], board["matches"]
-    lines = [f"### bot:{name} ({board['preset']}, {board['players']} players)", "",
+    sides = " in partnerships" if BOTS[name].partnerships else ""  # the second bot at one count: pitch_partners
+    lines = [f"### bot:{name} ({board['preset']}, {board['players']} players{sides})", "",
              f"{matches} matches per pairing ({deals(board)}), seed {board['seed']}.", "",
              "| level | word | win rate against the level below | Wilson 95% | points/hand | opponent points/hand "
              "| rating (Elo) | beats the level below |",

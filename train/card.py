@@ -13,14 +13,20 @@ import json
 import sys
 from pathlib import Path
 
+from allfours.agents.evaluation import eval_command as evaluation_command
 from allfours.agents.network.checkpoint import checkpoints_dir, load_checkpoint
 from allfours_env.rules import ALLOWED_PLAYERS
 
 
 def eval_command(doc: dict, agent: str, opponent: str) -> str:
-    players = f" --players {doc['players']}" if len(ALLOWED_PLAYERS.get(doc.get("preset"), ())) > 1 else ""
-    return (f"allfours eval --preset {doc['preset']}{players} --agents {agent} {opponent} "
-            f"--matches {doc['matches_per_pairing']} --seed {doc['seed']}")
+    """The command of one row: the file's preset, its rule options (``--rule partnerships=true`` in Pitch for
+    four in partnerships), players where the preset has several counts, matches and seed."""
+    options = dict(doc.get("options") or {})
+    if len(ALLOWED_PLAYERS.get(doc.get("preset"), ())) > 1:
+        options["players"] = doc["players"]
+    else:
+        options.pop("players", None)
+    return evaluation_command([agent, opponent], doc["preset"], options, doc["matches_per_pairing"], doc["seed"])
 
 
 def rows_for(name: str, paths: list[Path]) -> list[str]:

@@ -34,11 +34,15 @@ def ship(source: str | Path, name: str, out_dir: Path | None = None) -> Path:
                                   "ship a checkpoint file instead, e.g. its latest.pt")
         source = source / "best.pt"
     ck = load_checkpoint(source)
-    preset, players = BOTS[name]
-    trained = (ck.get("preset"), (ck.get("rules") or {}).get("players"))
-    if trained != (preset, players):
+    table = BOTS[name]
+    rules = ck.get("rules") or {}
+    trained = (ck.get("preset"), rules.get("players"))
+    if trained != (table.preset, table.players):
         raise CheckpointError(f"{source} was trained on {trained[0]!r} with {trained[1]} players; "
-                              f"bot {name!r} plays {preset!r} with {players}")
+                              f"bot {name!r} plays {table.preset!r} with {table.players}")
+    if table.players == 4 and bool(rules.get("partnerships", table.sides())) != table.sides():
+        raise CheckpointError(f"{source} was trained {'in' if rules['partnerships'] else 'without'} partnerships; "
+                              f"bot {name!r} plays {'in' if table.sides() else 'without'} them")
     return save_small(ck, out_dir / f"{name}.pt")
 
 

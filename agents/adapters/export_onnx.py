@@ -15,9 +15,9 @@ The ONNX graph (opset 17, batch axis dynamic), the same contract for every netwo
              action        int64   [batch]      the greedy move: the lowest legal action id whose
                                                 logit is within TIE_TOLERANCE (1e-4) of the best
 
-A network of observation encoding 2 (the auction bots: bot:pitch, bot:pitch_3p, bot:pitch_4p, bot:setback)
-reads the whole contract. A network of encoding 1 (951 columns, 57 actions: the All Fours bots) is exported inside
-that contract: the graph gives it the first 951 columns of the observation (encoding 1's, exactly)
+A network of observation encoding 2 (the auction bots: bot:pitch, bot:pitch_3p, bot:pitch_4p, bot:pitch_partners,
+bot:setback) reads the whole contract. A network of encoding 1 (951 columns, 57 actions: the All Fours bots) is
+exported inside that contract: the graph gives it the first 951 columns of the observation (encoding 1's, exactly)
 and the first 57 of the mask, and puts -1e9 (probability 0) on actions 57..62 (the auction's, which
 it cannot choose: it plays All Fours' presets). The card says which (``network``).
 

@@ -182,7 +182,7 @@ class GuidedAgent(SearchAgent):
     def _network_for(self, preset: str, players: int | None) -> tuple:
         """The parts for the shipped bot of ``preset`` with ``players`` (None: the preset's usual count)."""
         name = bot_name(preset, players)
-        key = (preset, BOTS[name][1])
+        key = (preset, BOTS[name].players)
         return self._parts.get(key) or self._build(key, guide_network(AgentSpec("bot", name)))
 
     def _parts_for(self, state: GameState) -> tuple:

@@ -32,7 +32,7 @@ ALL_PASS_HOW = {"stuck": " If everyone before the dealer passes, the dealer must
                 "redeal": " If everyone passes, the same dealer deals again.",
                 "eldest": " If everyone passes, the eldest pitches with no contract.",
                 "next_dealer": " If everyone passes, the deal passes to the left."}
-NO_BOT_YET = "search"  # --bot bot where no shipped bot plays (traditional with 3 players, pitch in partnerships)
+NO_BOT_YET = "search"  # --bot bot where no shipped bot plays (traditional with 3 players)
 
 
 def auction_how(rules) -> str:
@@ -146,11 +146,11 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
 
 
 def default_bot(rules) -> str:
-    """The spec ``--bot bot`` stands for: the preset's shipped bot for the table (``bot_for``), or ``NO_BOT_YET``
-    at a table that none plays (traditional with 3 players, Auction Pitch in partnerships)."""
-    if bot_for(rules) is None:
-        return NO_BOT_YET
-    return f"bot:{rules.preset}"
+    """The spec ``--bot bot`` stands for: the shipped bot of the table (``bot_for``: its preset, player count and
+    sides, ``bot:pitch_partners`` for Auction Pitch in partnerships), or ``NO_BOT_YET`` at a table that none plays
+    (traditional with 3 players)."""
+    name = bot_for(rules)
+    return NO_BOT_YET if name is None else f"bot:{name}"
 
 
 def level(text: str) -> int:
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     add_rule_arguments(p, auction=True)
     p.add_argument("--seat", type=nonnegative_int, default=0, help="your seat (0 = first in play order)")
     p.add_argument("--bot", default="bot", metavar="AGENT", help="opponents and partner: 'bot' (the shipped bot for "
-                   f"the table; {NO_BOT_YET} where none is: traditional with 3 players, pitch in partnerships), "
+                   f"the table; {NO_BOT_YET} where none is: traditional with 3 players), "
                    "'search', "
                    "'heuristic', "
                    "'random' or any agent spec (docs/agents.md)")

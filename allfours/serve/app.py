@@ -185,7 +185,7 @@ def _plays(pool: BotPool, spec: str, preset: str, players: int) -> bool:
     without building it: a shipped bot plays the one table it was trained for)."""
     parsed = pool.spec(spec)
     if parsed is not None and parsed.name == "bot" and parsed.target in BOTS:
-        return BOTS[parsed.target] == (preset, players)
+        return (BOTS[parsed.target].preset, BOTS[parsed.target].players) == (preset, players)
     return preset in pool.presets(spec)
 
 

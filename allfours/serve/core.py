@@ -206,7 +206,7 @@ class BotPool:
         spec plays (``allfours.agents.registry.families``; an agent given as an object: All Fours' presets)."""
         parsed = self.spec(spec)
         if parsed is not None and parsed.name == "bot":
-            return [BOTS[parsed.target][0]] if parsed.target in BOTS else [parsed.target]
+            return [BOTS[parsed.target].preset] if parsed.target in BOTS else [parsed.target]
         for (s, _, _), (agent, _) in list(self._agents.items()):
             if s == spec and getattr(agent, "preset", None) in PRESETS:
                 return [agent.preset]

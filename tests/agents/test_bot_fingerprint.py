@@ -16,8 +16,8 @@ those are found once, when the fingerprint is written, and stored as the actions
 
 The All Fours bots are networks of observation encoding 1 (951 columns, 57 actions) fed today's
 observations and masks (997 and 63 columns): they read encoding 1's prefix and play exactly as they
-did. The auction bots (pitch, pitch_3p, pitch_4p, setback) are of encoding 2: they are fed the 997 columns and
-63 actions natively.
+did. The auction bots (pitch, pitch_3p, pitch_4p, pitch_partners, setback) are of encoding 2: they are fed the
+997 columns and 63 actions natively.
 
 Record a bot's fingerprint only when it is retrained and shipped (or first added to ``BOTS``), never
 to absorb a change of moves on a machine, and that bot's alone (the others' lines stay as they are):
@@ -54,7 +54,7 @@ DATA = HERE / "data" / "bot_fingerprint.json"
 BOTS = {"yorkshire": "yorkshire", "seven_up": "seven_up", "traditional": "traditional",
         "traditional_2p": "traditional_2p",
         "pitch": "pitch",
-        "pitch_3p": "pitch_3p", "pitch_4p": "pitch_4p",
+        "pitch_3p": "pitch_3p", "pitch_4p": "pitch_4p", "pitch_partners": "pitch_partners",
         "setback": "setback"}
 # the cases of frozen_references.json (as test_frozen_references.CASES): name -> (preset, options)
 CASES = {"yorkshire": ("yorkshire", {}), "seven_up": ("seven_up", {}), "traditional": ("traditional", {}),

@@ -62,13 +62,12 @@ def agent_of(text: str, preset: str = "seven_up", players: int = 2):
 
 def bot_options(name: str) -> tuple[str, dict]:
     """(preset, rule options) of a shipped bot's game."""
-    preset, players = BOTS[name]
-    return preset, {"players": players}
+    return BOTS[name].preset, {"players": BOTS[name].players, **BOTS[name].options()}
 
 
 def bot_agent(name: str, level: int | None = None):
     """Bot ``name``'s agent, at ``level`` (None: the bot's spec without a level)."""
-    preset, players = BOTS[name]
+    preset, players = BOTS[name].preset, BOTS[name].players
     return agent_of(f"bot:{name}" if level is None else f"bot:{name}:level={level}", preset, players)
 
 

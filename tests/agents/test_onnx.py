@@ -158,7 +158,8 @@ def test_an_encoding_1_network_plays_the_same_moves_exported(tmp_path):
 
 
 @pytest.mark.slow  # a shipped bot exported, and its 24-view averaged moves on a hand of positions
-@pytest.mark.parametrize("bot,preset,players", [("pitch_4p", "pitch", 4), ("setback", "setback", 4)])
+@pytest.mark.parametrize("bot,preset,players", [("pitch_4p", "pitch", 4), ("pitch_partners", "pitch", 4),
+                                                ("setback", "setback", 4)])
 def test_an_auction_bot_exports_in_its_own_game_and_plays_its_moves(bot, preset, players, tmp_path):
     """An auction bot (encoding 2) exports from its own checkpoint's game, not yorkshire: the card names its
     preset, players and the auction's calls, its golden vectors come from that game (bids among them), and the
@@ -169,7 +170,7 @@ def test_an_auction_bot_exports_in_its_own_game_and_plays_its_moves(bot, preset,
     assert cli(["export", f"bot:{bot}", "--preset", preset, "-o", str(out), "--vectors", "8", "--seed", "1"]) == 0
     card = json.loads((tmp_path / f"{bot}.card.json").read_text())
     assert card["preset"] == preset and card["rules"]["players"] == players and card["rules"]["min_bid"] == 2
-    assert card["rules"]["partnerships"] is (preset == "setback")  # the auction's options, as trained
+    assert card["rules"]["partnerships"] is (bot != "pitch_4p")  # the auction's options, as trained
     assert card["network"]["encoding_version"] == 2 and card["network"]["num_actions"] == NUM_ACTIONS
     assert card["action_ids"][57:] == ["PASS", "BID_1", "BID_2", "BID_3", "BID_4", "SMUDGE"]
     views = [g["view"] for g in card["golden"]]

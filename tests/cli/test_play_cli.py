@@ -49,34 +49,39 @@ def test_a_person_plays_a_whole_match_with_scripted_input(preset, extra):
     assert how in out.split("\n--- hand 1")[0]  # the newcomer is told how trump is chosen
 
 
-def test_the_bot_of_a_game_is_its_shipped_bot_for_the_player_count_where_there_is_one():
+def test_the_bot_of_a_game_is_its_shipped_bot_for_the_player_count_and_sides_where_there_is_one():
     from allfours.agents.registry import make_agent
     from allfours.cli.play import default_bot
     from allfours_env.rules import make_rules
-    for players, name in [(2, "pitch"), (3, "pitch_3p"), (4, "pitch_4p")]:  # every count Pitch is played with
-        rules = make_rules("pitch", players=players)
-        assert default_bot(rules) == "bot:pitch"
-        assert make_agent(default_bot(rules), preset="pitch", players=players).name == f"bot:{name}"
+    # every count Pitch is played with, and four in partnerships: bot:pitch_4p learnt each for themselves
+    for options, name in [({"players": 2}, "pitch"), ({"players": 3}, "pitch_3p"), ({"players": 4}, "pitch_4p"),
+                          ({"players": 4, "partnerships": True}, "pitch_partners")]:
+        rules = make_rules("pitch", **options)
+        assert default_bot(rules) == f"bot:{name}", options
+        assert make_agent(default_bot(rules), preset="pitch", players=rules.players).name == f"bot:{name}"
     assert default_bot(make_rules("setback")) == "bot:setback"
     assert default_bot(make_rules("yorkshire")) == "bot:yorkshire"
     assert default_bot(make_rules("traditional", players=3)) == "search"  # no bot is shipped for three
-    # bot:pitch_4p learnt each for themselves: Auction Pitch in partnerships has no shipped bot, so no default one
-    assert default_bot(make_rules("pitch", players=4, partnerships=True)) == "search"
     assert default_bot(make_rules("setback", players=4, partnerships=True)) == "bot:setback"  # setback's own sides
 
 
-def test_the_hint_and_the_level_name_a_table_without_a_bot_by_its_sides():
+def test_the_hint_and_the_level_name_a_table_without_a_bot():
     from allfours.agents.spec import AgentSpec
+    from allfours.agents.spec.bots import table_words
     from allfours.cli.play import at_level
     from allfours.cli.play_hint import Hinter, hint_bot
     from allfours_env.rules import make_rules
-    together, alone = make_rules("pitch", players=4, partnerships=True), make_rules("pitch", players=4)
-    assert hint_bot(alone) == "bot:pitch_4p" and hint_bot(together) is None
-    assert Hinter(together).line(None, 0) == ("No hint here: no shipped bot plays pitch with 4 players in "
-                                               "partnerships (docs/agents.md).")
-    with pytest.raises(ValueError, match=r"^no shipped bot plays pitch with 4 players in partnerships, so the bots "
+    three, together, alone = (make_rules("traditional", players=3), make_rules("pitch", players=4, partnerships=True),
+                              make_rules("pitch", players=4))
+    assert hint_bot(alone) == "bot:pitch_4p" and hint_bot(together) == "bot:pitch_partners"
+    assert hint_bot(three) is None
+    assert table_words(together) == "pitch with 4 players in partnerships"
+    assert table_words(alone) == "pitch with 4 players"
+    assert Hinter(three).line(None, 0) == ("No hint here: no shipped bot plays traditional with 3 players "
+                                           "(docs/agents.md).")
+    with pytest.raises(ValueError, match=r"^no shipped bot plays traditional with 3 players, so the bots "
                                          r"are 'search', which has no levels: leave --level out$"):
-        at_level(AgentSpec.parse("search"), 2, "bot", together)
+        at_level(AgentSpec.parse("search"), 2, "bot", three)
 
 
 # An entry every prompt takes in the end: "pass" in the bidding, where it is refused a stuck dealer bids 2, and

@@ -115,7 +115,7 @@ def test_a_table_without_its_shipped_bot_on_offer_has_no_hints(client):
                        "traditional with 2 players on this server (GET /v1/bots)"}
 
 
-def test_pitch_in_partnerships_has_no_hint_bot_where_bot_pitch_4p_learnt_each_for_themselves():
+def test_pitch_in_partnerships_hints_with_bot_pitch_partners_where_bot_pitch_4p_learnt_each_for_themselves():
     unlimited = Limits(client_rate=0, token_rate=0)
     with TestClient(create_app(["bot:pitch_4p", "heuristic"], limits=unlimited), base_url="http://127.0.0.1") as c:
         for options, hint in [({"players": 4}, "bot:pitch_4p"), ({"players": 4, "partnerships": True}, None)]:
@@ -123,9 +123,19 @@ def test_pitch_in_partnerships_has_no_hint_bot_where_bot_pitch_4p_learnt_each_fo
                                                "seats": ["human", "heuristic", "heuristic", "heuristic"]}).json()
             token = made["tokens"][0]["token"]
             assert c.get(f"/v1/matches/{made['match_id']}", headers=auth(token)).json()["hint_bot"] == hint, options
+        # a server that does not offer bot:pitch_partners has no hint at the partnership table
         refused = c.get(f"/v1/matches/{made['match_id']}/hint", headers=auth(token)).json()["error"]
         assert refused == {"status": 409, "type": "no_hint_bot", "message": "no hints at this table: no shipped bot "
                            "plays pitch with 4 players in partnerships on this server (GET /v1/bots)"}
+    offered = ["bot:pitch_partners", "heuristic"]
+    with TestClient(create_app(offered, limits=unlimited), base_url="http://127.0.0.1") as c:
+        made = c.post("/v1/matches", json={"preset": "pitch", "options": {"players": 4, "partnerships": True},
+                                           "seed": 3, "seats": ["human", "heuristic", "heuristic", "heuristic"]}).json()
+        token = made["tokens"][0]["token"]
+        view = c.get(f"/v1/matches/{made['match_id']}", headers=auth(token)).json()
+        assert view["hint_bot"] == "bot:pitch_partners" and view["your_turn"]
+        hint = c.get(f"/v1/matches/{made['match_id']}/hint", headers=auth(token)).json()
+        assert hint["bot"]["name"] == "bot:pitch_partners" and hint["action"] in view["view"]["legal_actions"]
 
 
 @pytest.mark.parametrize("seat, message", [

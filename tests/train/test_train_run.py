@@ -95,16 +95,20 @@ def test_missing_bot_says_how_to_make_it(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in checkpoints_dir().glob("*.pt")))
 def test_every_shipped_bot_loads_plays_legally_and_is_small(name):
-    from allfours.agents.spec.bots import BOTS
+    from allfours.agents.spec.bots import BOTS, bot_name
 
     path = checkpoints_dir() / f"{name}.pt"
     assert name in BOTS and path.stat().st_size < 5e6
     assert (checkpoints_dir() / f"{name}.md").exists()  # its model card
 
-    preset, players = BOTS[name]
-    bot = allfours_agents.load_bot(preset, players=players)  # the public API: the bot for this preset and player count
-    assert bot.name == f"bot:{name}" and bot.preset == preset and bot.meta["rules"]["players"] == players
-    s = GameState.new(preset, seed=3, **({"players": players} if preset == "traditional" else {}))
+    table = BOTS[name]
+    # the public API: the bot for this preset and player count (the second at one count, pitch_partners, by name)
+    first = bot_name(table.preset, table.players) == name
+    bot = allfours_agents.load_bot(table.preset if first else name, players=table.players)
+    assert bot.name == f"bot:{name}" and bot.preset == table.preset and bot.meta["rules"]["players"] == table.players
+    if table.players == 4:  # its sides, as trained (the All Fours bots' checkpoints predate the option)
+        assert bot.meta["rules"].get("partnerships", True) == table.sides()
+    s = GameState.new(table.preset, seed=3, **table.options())
     while not s.done:
         s.apply(bot(s, s.current))
 
@@ -201,6 +205,14 @@ def test_ship_strips_training_state_and_keeps_a_loadable_bot(tmp_path):
         ship(tmp_path / "s" / "latest.pt", "seven_up", out_dir=tmp_path / "ck")
     with pytest.raises(ValueError, match="unknown bot name 'traditional_3p'"):
         ship(tmp_path / "s" / "latest.pt", "traditional_3p", out_dir=tmp_path / "ck")
+    # Auction Pitch with four has two bots, one a side each: a network is shipped only as the one of its sides
+    trained = load_checkpoint(tmp_path / "s" / "latest.pt")
+    for partnerships, wrong, words in [(False, "pitch_partners", "without partnerships; bot 'pitch_partners' plays "
+                                        "in them"), (True, "pitch_4p", "in partnerships; bot 'pitch_4p' plays without")]:
+        torch.save({**trained, "preset": "pitch", "rules": {**trained["rules"], "preset": "pitch",
+                                                            "partnerships": partnerships}}, tmp_path / "p.pt")
+        with pytest.raises(CheckpointError, match=words):
+            ship(tmp_path / "p.pt", wrong, out_dir=tmp_path / "ck")
     # the model card: what the checkpoint records, and eval rows with the command that reproduces them
     from allfours.train.card import write_card
     res = tmp_path / "res.json"
@@ -268,3 +280,19 @@ def test_keep_at_steps_keeps_the_first_checkpoint_past_each_count(tmp_path):
     assert load_checkpoint(run / "latest.pt")["progress"]["steps"] == 4 * ROLLOUT
     with pytest.raises(ValueError, match="keep_at_steps"):
         load_config("smoke", ["keep_at_steps=[0]"]).validate()
+
+
+def test_a_card_rows_command_replays_the_files_rule_options():
+    """A card's row is the command that plays its matches again: Pitch in partnerships is not the four-player
+    Pitch each for themselves that --players 4 alone plays."""
+    from allfours.train.card import eval_command
+    doc = {"preset": "pitch", "players": 4, "seed": 0, "matches_per_pairing": 20,
+           "options": {"players": 4, "partnerships": True}}
+    assert eval_command(doc, "bot:pitch_partners", "search") == (
+        "allfours eval --preset pitch --players 4 --rule partnerships=true --agents bot:pitch_partners search "
+        "--matches 20 --seed 0")
+    # a preset of one player count names none; a file without options (older ones) keeps its players
+    assert eval_command({**doc, "preset": "setback", "options": {"players": 4}}, "a", "b") == (
+        "allfours eval --preset setback --agents a b --matches 20 --seed 0")
+    assert eval_command({"preset": "traditional", "players": 2, "seed": 3, "matches_per_pairing": 10}, "a", "b") == (
+        "allfours eval --preset traditional --players 2 --agents a b --matches 10 --seed 3")
