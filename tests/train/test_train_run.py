@@ -207,8 +207,9 @@ def test_ship_strips_training_state_and_keeps_a_loadable_bot(tmp_path):
         ship(tmp_path / "s" / "latest.pt", "traditional_3p", out_dir=tmp_path / "ck")
     # Auction Pitch with four has two bots, one a side each: a network is shipped only as the one of its sides
     trained = load_checkpoint(tmp_path / "s" / "latest.pt")
-    for partnerships, wrong, words in [(False, "pitch_partners", "without partnerships; bot 'pitch_partners' plays "
-                                        "in them"), (True, "pitch_4p", "in partnerships; bot 'pitch_4p' plays without")]:
+    for partnerships, wrong, words in [
+            (False, "pitch_partners", "without partnerships; bot 'pitch_partners' plays in them"),
+            (True, "pitch_4p", "in partnerships; bot 'pitch_4p' plays without")]:
         torch.save({**trained, "preset": "pitch", "rules": {**trained["rules"], "preset": "pitch",
                                                             "partnerships": partnerships}}, tmp_path / "p.pt")
         with pytest.raises(CheckpointError, match=words):
