@@ -5,16 +5,15 @@
     python benchmarks/leaderboard.py --check          # exit 1 if this command would change the doc
     python benchmarks/leaderboard.py --ray-address auto   # the matches as Ray tasks on a cluster (docs/ray.md)
 
-A board is a preset at a player count: yorkshire, seven_up, traditional (4 players),
-traditional_2p (traditional with 2), pitch, pitch_3p and pitch_4p (Auction Pitch with 2, 3 and 4, each for
-themselves) and setback. On each, ``round_robin`` of ``allfours.agents.evaluation`` plays every pair of ``--agents``
-on the same duplicate deals (``--matches`` per pairing, each deal in both seatings; each for themselves, the row's
-agent in each seat in turn and the other in the rest, and the other way round too, run seed ``--seed``) and rates
-them by one Plackett-Luce maximum-likelihood
-fit over every match (``allfours.agents.evaluation.rating``, in Elo with 95% intervals); the
-board's figures are those ``allfours eval`` prints for the command shown with its table. In
-``--agents``, ``bot`` stands for the board's shipped bot (``bot:yorkshire`` ...). The default
-agents are every agent the project ships, ``guided`` once the registry knows it.
+A board is a preset at a player count: yorkshire, seven_up, traditional (4 players), traditional_2p (traditional with
+2), pitch, pitch_3p and pitch_4p (Auction Pitch with 2, 3 and 4, each for themselves), pitch_partners (Auction Pitch
+with 4 in two partnerships) and setback. On each, ``round_robin`` of ``allfours.agents.evaluation`` plays every pair
+of ``--agents`` on the same duplicate deals (``--matches`` per pairing, each deal in both seatings; each for
+themselves, the row's agent in each seat in turn and the other in the rest, and the other way round too, run seed
+``--seed``) and rates them by one Plackett-Luce maximum-likelihood fit over every match
+(``allfours.agents.evaluation.rating``, in Elo with 95% intervals); the board's figures are those ``allfours eval``
+prints for the command shown with its table. In ``--agents``, ``bot`` stands for the board's shipped bot
+(``bot:yorkshire`` ...). The default agents are every agent the project ships, ``guided`` once the registry knows it.
 
 Each board's tables sit between ``<!-- leaderboard:BOARD {...} -->`` and ``<!-- leaderboard:BOARD
 end -->`` in the doc, the first marker holding the agents, matches and seed they were made with;
@@ -46,7 +45,8 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmark.md"
 # board -> (preset, rule options)
 BOARDS = {"yorkshire": ("yorkshire", {}), "seven_up": ("seven_up", {}), "traditional": ("traditional", {}),
           "traditional_2p": ("traditional", {"players": 2}), "pitch": ("pitch", {"players": 2}),
-          "pitch_3p": ("pitch", {"players": 3}), "pitch_4p": ("pitch", {"players": 4}), "setback": ("setback", {})}
+          "pitch_3p": ("pitch", {"players": 3}), "pitch_4p": ("pitch", {"players": 4}),
+          "pitch_partners": ("pitch", {"players": 4, "partnerships": True}), "setback": ("setback", {})}
 DEFAULT_AGENTS = ("random", "heuristic", "search", "bot", "guided")
 OPTIONAL = ("guided",)  # in the defaults only once registered
 DEFAULT_MATCHES = 400  # a pairing, or the next multiple of the seatings of a deal (402 with three players)

@@ -162,8 +162,8 @@ def test_a_board_each_for_themselves_lists_both_directions_of_a_pairing(tmp_path
 
 
 def test_the_default_matches_fill_whole_deals():
-    assert [leaderboard.default_matches(b) for b in ("pitch", "pitch_3p", "pitch_4p", "setback")] == [400, 402, 400,
-                                                                                                      400]
+    boards = ("pitch", "pitch_3p", "pitch_4p", "pitch_partners", "setback")
+    assert [leaderboard.default_matches(b) for b in boards] == [400, 402, 400, 400, 400]
 
 
 def test_matches_that_split_a_deal_of_three_are_one_line(tmp_path, capsys):
