@@ -10,14 +10,14 @@ import sys
 from allfours.agents.players.human import SUIT_NAMES, QuitGame, bid_words, call_words
 from allfours.agents.registry import make_agent
 from allfours.agents.spec import AgentSpec
-from allfours.agents.spec.bots import bot_for, table_words
+from allfours.agents.spec.bots import table_words
 from allfours.agents.spec.levels import TOP, WORDS, check_level
 from allfours_env import GameState, action_name
 from allfours_env.cards import BID_NAMES, BID_VALUE, BIDS, JACK, SUITS, card_code
 from allfours_env.scoring import high_low_jack
 
 from .common import Parser, UsageError, fail, nonnegative_int, seed
-from .play_hint import Hinter, HintingHuman
+from .play_hint import Hinter, HintingHuman, hint_bot
 from .rule_args import add_rule_arguments, rules_from_args
 
 TRUMP_HOW = {
@@ -146,11 +146,10 @@ def play_match(rules, human_seat: int, bots: dict, seed: int | None, stdin=None,
 
 
 def default_bot(rules) -> str:
-    """The spec ``--bot bot`` stands for: the shipped bot of the table (``bot_for``: its preset, player count and
-    sides, ``bot:pitch_partners`` for Auction Pitch in partnerships), or ``NO_BOT_YET`` at a table that none plays
-    (traditional with 3 players)."""
-    name = bot_for(rules)
-    return NO_BOT_YET if name is None else f"bot:{name}"
+    """The spec ``--bot bot`` stands for: the table's hint bot (``hint_bot``: the shipped bot of its preset, player
+    count and sides, ``bot:pitch_partners`` for Auction Pitch in partnerships), or ``NO_BOT_YET`` at a table that
+    none plays (traditional with 3 players)."""
+    return hint_bot(rules) or NO_BOT_YET
 
 
 def level(text: str) -> int:
